@@ -1,0 +1,84 @@
+/**
+ * The suite's HTTP client: supertest against the target's base URL. Every response it returns has passed
+ * RESPONSE_CHECKS (conformance/checks) for the documented operation, before the test's own assertions.
+ */
+import request from 'supertest'
+import type { Response, Test } from 'supertest'
+import { runChecks } from '../checks/index.js'
+import { findOperation } from './operations.js'
+
+export type ApiResponse = {
+  status: number
+  headers: Record<string, string>
+  body: unknown
+  text: string
+}
+
+export type RequestOptions = {
+  /** API key sent as `Authorization: Bearer <key>`; a bearer token for management paths likewise. */
+  key?: string
+  /** Idempotency-Key header. */
+  idem?: string
+  headers?: Record<string, string>
+  query?: Record<string, string | number>
+  /** Run the response checks (default true). */
+  check?: boolean
+}
+
+export type UploadFile = { content: Buffer | string; filename: string; contentType?: string }
+
+export class ApiClient {
+  constructor(readonly baseUrl: string) {}
+
+  get = (path: string, opts?: RequestOptions) => this.send('GET', path, undefined, opts)
+  post = (path: string, body?: unknown, opts?: RequestOptions) => this.send('POST', path, body, opts)
+  patch = (path: string, body?: unknown, opts?: RequestOptions) => this.send('PATCH', path, body, opts)
+  delete = (path: string, body?: unknown, opts?: RequestOptions) => this.send('DELETE', path, body, opts)
+
+  /** Sends a JSON body (or a raw string/Buffer when given one: its content type is up to the caller). */
+  async send(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<ApiResponse> {
+    let test = this.prepare(method, path, opts)
+    if (body !== undefined) test = test.send(body as object)
+    return this.finish(method, path, await test, opts)
+  }
+
+  /** multipart/form-data upload with one part named `file` (plus optional extra fields and files). */
+  async upload(
+    path: string,
+    file: UploadFile | undefined,
+    opts: RequestOptions & { fields?: Record<string, string>; extraFiles?: (UploadFile & { field: string })[] } = {},
+  ): Promise<ApiResponse> {
+    let test = this.prepare('POST', path, opts)
+    if (file) test = test.attach('file', Buffer.from(file.content), { filename: file.filename, contentType: file.contentType ?? 'application/octet-stream' })
+    for (const extra of opts.extraFiles ?? []) {
+      test = test.attach(extra.field, Buffer.from(extra.content), { filename: extra.filename, contentType: extra.contentType ?? 'application/octet-stream' })
+    }
+    for (const [name, value] of Object.entries(opts.fields ?? {})) test = test.field(name, value)
+    return this.finish('POST', path, await test, opts)
+  }
+
+  private prepare(method: string, path: string, opts: RequestOptions): Test {
+    const agent = request(this.baseUrl)
+    let test = (agent[method.toLowerCase() as 'get'] as (p: string) => Test)(path)
+    if (opts.key !== undefined) test = test.set('Authorization', `Bearer ${opts.key}`)
+    if (opts.idem !== undefined) test = test.set('Idempotency-Key', opts.idem)
+    for (const [k, v] of Object.entries(opts.headers ?? {})) test = test.set(k, v)
+    if (opts.query) test = test.query(opts.query)
+    return test.buffer(true)
+  }
+
+  private finish(method: string, path: string, res: Response, opts: RequestOptions): ApiResponse {
+    const text = typeof res.text === 'string' ? res.text : Buffer.isBuffer(res.body) ? res.body.toString('utf8') : ''
+    const isJson = /json/.test(String(res.headers['content-type'] ?? ''))
+    const out: ApiResponse = {
+      status: res.status,
+      headers: res.headers as Record<string, string>,
+      body: isJson ? res.body : Buffer.isBuffer(res.body) ? res.body : text,
+      text,
+    }
+    if (opts.check !== false) {
+      runChecks({ method, path, operation: findOperation(method, path), response: { ...out, body: isJson ? res.body : undefined } })
+    }
+    return out
+  }
+}

@@ -1,0 +1,37 @@
+/** Finds the requirement ids that test titles name (`[AREA-NNN]`) in the project's test files. */
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { ROOT } from './generated.js'
+
+export const ID_PATTERN = /^[A-Z]{2,6}-\d{3}$/
+const TITLE_ID = /\[([A-Z]{2,6}-\d{3})\]/g
+
+function* testFiles(dir: string): Generator<string> {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) yield* testFiles(path)
+    else if (entry.name.endsWith('.test.ts')) yield path
+  }
+}
+
+/** requirement id -> test files (relative paths) whose titles name it. */
+export function idsNamedByTests(folders = ['conformance', 'mock', 'scripts']): Map<string, Set<string>> {
+  const found = new Map<string, Set<string>>()
+  for (const folder of folders) {
+    let files: string[] = []
+    try {
+      files = [...testFiles(join(ROOT, folder))]
+    } catch {
+      continue
+    }
+    for (const file of files) {
+      for (const m of readFileSync(file, 'utf8').matchAll(TITLE_ID)) {
+        const id = m[1]!
+        if (!found.has(id)) found.set(id, new Set())
+        found.get(id)!.add(relative(ROOT, file))
+      }
+    }
+  }
+  return found
+}

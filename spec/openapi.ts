@@ -1,0 +1,85 @@
+/**
+ * Loads the contract files of spec/ and compiles their JSON Schemas with ajv. The mock (request validation)
+ * and the conformance suite (response checks) both use this, so the OpenAPI document is the one source of
+ * every field rule.
+ */
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import type { ValidateFunction } from 'ajv'
+import addFormatsModule from 'ajv-formats'
+import { parse } from 'yaml'
+
+// ajv-formats is CommonJS: its callable is the default export's `default` under NodeNext.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
+
+/** Absolute path of a file in spec/. */
+export const specFile = (name: string): string =>
+  fileURLToPath(new URL(`./${name}`, import.meta.url))
+
+/** The OpenAPI document as plain data. */
+export type OpenApiDocument = {
+  openapi: string
+  info: { version: string; [k: string]: unknown }
+  paths: Record<string, Record<string, unknown>>
+  components: Record<string, Record<string, unknown>>
+  webhooks?: Record<string, unknown>
+  [k: string]: unknown
+}
+
+let cached: OpenApiDocument | undefined
+
+/** Parses spec/openapi.yaml once per process. */
+export function loadOpenApi(): OpenApiDocument {
+  cached ??= parse(readFileSync(specFile('openapi.yaml'), 'utf8')) as OpenApiDocument
+  return cached
+}
+
+/** The id under which the whole document is registered in a SpecAjv: refs are `openapi.yaml#/...`. */
+export const DOC_ID = 'openapi.yaml'
+
+/** An ajv instance (draft 2020-12, formats) holding the whole OpenAPI document, for `openapi.yaml#/...` refs. */
+export class SpecAjv {
+  readonly ajv: Ajv2020
+  private readonly compiled = new Map<string, ValidateFunction>()
+
+  constructor(readonly doc: OpenApiDocument = loadOpenApi()) {
+    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false })
+    addFormats(this.ajv)
+    this.ajv.addFormat('binary', true)
+    this.ajv.addFormat('byte', true)
+    this.ajv.addSchema(rewriteRefs(doc) as object, DOC_ID)
+  }
+
+  /** A validator for the schema at a JSON pointer inside the document, e.g. `#/components/schemas/Turn`. */
+  at(pointer: string): ValidateFunction {
+    let fn = this.compiled.get(pointer)
+    if (!fn) {
+      fn = this.ajv.compile({ $ref: `${DOC_ID}${pointer}` })
+      this.compiled.set(pointer, fn)
+    }
+    return fn
+  }
+
+  /** A validator for a named component schema. */
+  schema(name: string): ValidateFunction {
+    return this.at(`#/components/schemas/${escapePointer(name)}`)
+  }
+}
+
+/** Escapes one JSON-pointer segment (`/` and `~`), e.g. a path like `/v1/runs/{run_id}`. */
+export const escapePointer = (segment: string): string =>
+  segment.replace(/~/g, '~0').replace(/\//g, '~1')
+
+/** Local refs (`#/components/...`) become refs into the registered document so ajv can resolve them. */
+function rewriteRefs(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(rewriteRefs)
+  if (node && typeof node === 'object') {
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(node)) {
+      out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#') ? DOC_ID + v : rewriteRefs(v)
+    }
+    return out
+  }
+  return node
+}

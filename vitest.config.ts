@@ -1,0 +1,19 @@
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: { name: 'mock', include: ['mock/**/*.test.ts', 'scripts/**/*.test.ts'] },
+      },
+      {
+        test: {
+          name: 'conformance',
+          include: ['conformance/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+  },
+})
