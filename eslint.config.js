@@ -4,9 +4,17 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 const wallClock = [
-  { object: 'Date', property: 'now', message: 'Read time from the clock module (mock/clock/clock.ts).' },
+  {
+    object: 'Date',
+    property: 'now',
+    message: 'Read time from the clock module (mock/clock/clock.ts).',
+  },
   { object: 'Math', property: 'random', message: 'Use the seeded ids module (mock/util/ids.ts).' },
-  { object: 'crypto', property: 'randomUUID', message: 'Use the seeded ids module (mock/util/ids.ts).' },
+  {
+    object: 'crypto',
+    property: 'randomUUID',
+    message: 'Use the seeded ids module (mock/util/ids.ts).',
+  },
   { object: 'performance', property: 'now', message: 'Read time from the clock module.' },
 ]
 
@@ -16,7 +24,10 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
   },
@@ -27,8 +38,14 @@ export default tseslint.config(
       'no-restricted-properties': ['error', ...wallClock],
       'no-restricted-globals': [
         'error',
-        { name: 'setTimeout', message: 'Schedule a timer with the scheduler (mock/clock/scheduler.ts).' },
-        { name: 'setInterval', message: 'Schedule a timer with the scheduler (mock/clock/scheduler.ts).' },
+        {
+          name: 'setTimeout',
+          message: 'Schedule a timer with the scheduler (mock/clock/scheduler.ts).',
+        },
+        {
+          name: 'setInterval',
+          message: 'Schedule a timer with the scheduler (mock/clock/scheduler.ts).',
+        },
       ],
       'no-restricted-syntax': [
         'error',
@@ -49,7 +66,8 @@ export default tseslint.config(
           patterns: [
             {
               group: ['**/mock/**', '../mock/*', '../../mock/*', '../../../mock/*'],
-              message: 'The suite tests the document, not the mock: only conformance/support/target.ts imports mock/.',
+              message:
+                'The suite tests the document, not the mock: only conformance/support/target.ts imports mock/.',
             },
           ],
         },

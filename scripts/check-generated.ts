@@ -7,7 +7,9 @@ let stale = 0
 for (const [path, contents] of Object.entries(await renderAll())) {
   const file = join(ROOT, path)
   if (!existsSync(file) || readFileSync(file, 'utf8') !== contents) {
-    console.error(`stale: ${path} differs from its source; run \`npm run generate\` and commit the result`)
+    console.error(
+      `stale: ${path} differs from its source; run \`npm run generate\` and commit the result`,
+    )
     stale++
   }
 }

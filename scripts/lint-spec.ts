@@ -13,7 +13,9 @@ const fail = (where: string, message: string) => problems.push(`${where}: ${mess
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 // 1. The standard linter.
-const config = await loadConfig({ configPath: new URL('../redocly.yaml', import.meta.url).pathname })
+const config = await loadConfig({
+  configPath: new URL('../redocly.yaml', import.meta.url).pathname,
+})
 const results = await lint({ ref: specFile('openapi.yaml'), config })
 for (const p of results) {
   const where = p.location[0]?.pointer ?? '#'
@@ -43,13 +45,15 @@ function checkExamples(where: string, holder: Json, schemaPointer: string) {
   if (isObject(holder.examples)) {
     for (const [name, ex] of Object.entries(holder.examples)) {
       const resolved = deref(ex)
-      if (isObject(resolved) && 'value' in resolved) samples.push([`examples.${name}`, resolved.value])
+      if (isObject(resolved) && 'value' in resolved)
+        samples.push([`examples.${name}`, resolved.value])
     }
   }
   if (samples.length === 0 || !('schema' in holder)) return samples.length
   const validate = ajv.at(schemaPointer)
   for (const [name, value] of samples) {
-    if (typeof value === 'string' && isObject(holder.schema) && holder.schema.type === 'string') continue
+    if (typeof value === 'string' && isObject(holder.schema) && holder.schema.type === 'string')
+      continue
     if (!validate(value)) fail(`${where} ${name}`, ajv.ajv.errorsText(validate.errors))
   }
   return samples.length
@@ -63,7 +67,8 @@ function checkOperation(base: string, op: Json, ownResponse = true) {
   const responses = isObject(op.responses) ? op.responses : {}
   for (const [status, raw] of Object.entries(responses)) {
     const res = deref(raw)
-    const resPointer = isObject(raw) && typeof raw.$ref === 'string' ? raw.$ref : `${base}/responses/${status}`
+    const resPointer =
+      isObject(raw) && typeof raw.$ref === 'string' ? raw.$ref : `${base}/responses/${status}`
     const where = `${resPointer} (${base})`
     if (!isObject(res)) continue
     const headers = isObject(res.headers) ? res.headers : {}
@@ -72,7 +77,8 @@ function checkOperation(base: string, op: Json, ownResponse = true) {
       if (!(h in headers)) fail(where, `response lacks the ${h} header`)
     }
     const content = isObject(res.content) ? res.content : {}
-    if (Object.keys(content).length === 0 && status !== '204') fail(where, 'response has no content')
+    if (Object.keys(content).length === 0 && status !== '204')
+      fail(where, 'response has no content')
     for (const [mediaType, media] of Object.entries(content)) {
       if (!isObject(media)) continue
       const n = checkExamples(
@@ -89,9 +95,10 @@ function checkOperation(base: string, op: Json, ownResponse = true) {
   }
   const body = deref(op.requestBody)
   if (isObject(body) && isObject(body.content)) {
-    const bodyPointer = isObject(op.requestBody) && typeof op.requestBody.$ref === 'string'
-      ? op.requestBody.$ref
-      : `${base}/requestBody`
+    const bodyPointer =
+      isObject(op.requestBody) && typeof op.requestBody.$ref === 'string'
+        ? op.requestBody.$ref
+        : `${base}/requestBody`
     for (const [mediaType, media] of Object.entries(body.content)) {
       if (isObject(media)) {
         exampleCount += checkExamples(
@@ -120,13 +127,25 @@ function exampleValues(media: Json): [string, unknown][] {
 function checkEnvelope(where: string, status: string, headers: Json, value: unknown) {
   if (!isObject(value) || !isObject(value.error)) return
   const code = value.error.code as keyof typeof ERROR_CATALOG
-  const entry = ERROR_CATALOG[code] as { http?: { status: readonly number[]; retryable: boolean; retry_after?: unknown; status_class?: string } } | undefined
+  const entry = ERROR_CATALOG[code] as
+    | {
+        http?: {
+          status: readonly number[]
+          retryable: boolean
+          retry_after?: unknown
+          status_class?: string
+        }
+      }
+    | undefined
   if (!entry?.http) return fail(where, `example code ${String(code)} is not an HTTP error code`)
   const n = Number(status)
-  const allowed = entry.http.status_class === '4xx' ? n >= 400 && n < 500 : entry.http.status.includes(n)
+  const allowed =
+    entry.http.status_class === '4xx' ? n >= 400 && n < 500 : entry.http.status.includes(n)
   if (!allowed) fail(where, `example code ${code} is not documented with status ${status}`)
-  if (value.error.retryable !== entry.http.retryable) fail(where, `example ${code} retryable differs from the catalog`)
-  if (entry.http.retry_after && !('Retry-After' in headers)) fail(where, `${code} response lacks Retry-After`)
+  if (value.error.retryable !== entry.http.retryable)
+    fail(where, `example ${code} retryable differs from the catalog`)
+  if (entry.http.retry_after && !('Retry-After' in headers))
+    fail(where, `${code} response lacks Retry-After`)
 }
 
 for (const [path, item] of Object.entries(doc.paths)) {
@@ -148,7 +167,8 @@ for (const [name, schema] of Object.entries(doc.components.schemas ?? {})) {
     const validate = ajv.schema(name)
     for (const ex of schema.examples) {
       exampleCount++
-      if (!validate(ex)) fail(`#/components/schemas/${name} examples`, ajv.ajv.errorsText(validate.errors))
+      if (!validate(ex))
+        fail(`#/components/schemas/${name} examples`, ajv.ajv.errorsText(validate.errors))
     }
   }
 }
@@ -157,14 +177,21 @@ for (const [name, schema] of Object.entries(doc.components.schemas ?? {})) {
 const enumCodes = (doc.components.schemas?.ErrorCode as Json | undefined)?.enum
 const catalogCodes = Object.keys(ERROR_CATALOG)
 if (JSON.stringify(enumCodes) !== JSON.stringify(catalogCodes)) {
-  fail('#/components/schemas/ErrorCode', 'enum differs from the keys of spec/errors.yaml (same codes, same order)')
+  fail(
+    '#/components/schemas/ErrorCode',
+    'enum differs from the keys of spec/errors.yaml (same codes, same order)',
+  )
 }
-if (doc.info.version !== '1.3.0') fail('#/info/version', `is ${doc.info.version}, the document says 1.3.0`)
-if (doc['x-error-catalog'] !== './errors.yaml') fail('#/x-error-catalog', 'must reference ./errors.yaml')
+if (doc.info.version !== '1.3.0')
+  fail('#/info/version', `is ${doc.info.version}, the document says 1.3.0`)
+if (doc['x-error-catalog'] !== './errors.yaml')
+  fail('#/x-error-catalog', 'must reference ./errors.yaml')
 
 if (problems.length > 0) {
   console.error(problems.join('\n'))
   console.error(`\nspec/openapi.yaml: ${problems.length} problem(s)`)
   process.exit(1)
 }
-console.log(`spec/openapi.yaml lints clean (${warnings} linter warnings); ${exampleCount} examples valid`)
+console.log(
+  `spec/openapi.yaml lints clean (${warnings} linter warnings); ${exampleCount} examples valid`,
+)

@@ -23,9 +23,13 @@ const freePort = () =>
 
 beforeAll(async () => {
   const port = await freePort()
-  prism = spawn('node_modules/.bin/prism', ['mock', 'spec/openapi.yaml', '-h', '127.0.0.1', '-p', String(port)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  prism = spawn(
+    'node_modules/.bin/prism',
+    ['mock', 'spec/openapi.yaml', '-h', '127.0.0.1', '-p', String(port)],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   await new Promise<void>((resolve, reject) => {
     let out = ''
     const onData = (chunk: Buffer) => {
@@ -46,7 +50,10 @@ afterAll(() => {
 /** The example request body of an operation ({} when it takes a body without an example), if any. */
 function bodyExample(op: { template: string; method: string }): unknown {
   type Media = { example?: unknown; examples?: Record<string, { value?: unknown }> }
-  const item = doc.paths[op.template] as Record<string, { requestBody?: { content?: Record<string, Media> } }>
+  const item = doc.paths[op.template] as Record<
+    string,
+    { requestBody?: { content?: Record<string, Media> } }
+  >
   const requestBody = item[op.method.toLowerCase()]?.requestBody
   if (!requestBody) return undefined
   const media = requestBody.content?.['application/json']
@@ -65,13 +72,25 @@ it('[VER-002] every operation of the OpenAPI document is served by Prism with a 
       check: !binary,
       key: 'sk_test_prism',
       idem: 'prism-check',
-      headers: { Accept: op.operationId.startsWith('stream') ? 'text/event-stream' : binary ? '*/*' : 'application/json' },
+      headers: {
+        Accept: op.operationId.startsWith('stream')
+          ? 'text/event-stream'
+          : binary
+            ? '*/*'
+            : 'application/json',
+      },
       query: op.operationId === 'getArtifactContent' ? { token: 'tok' } : undefined,
     }
     const res = op.operationId.startsWith('upload')
-      ? await api.upload(path, { content: 'hello\n', filename: 'hello.txt', contentType: 'text/plain' }, opts)
+      ? await api.upload(
+          path,
+          { content: 'hello\n', filename: 'hello.txt', contentType: 'text/plain' },
+          opts,
+        )
       : await api.send(op.method, path, bodyExample(op), opts)
-    expect(res.status, `${op.operationId} ${res.status} ${res.text.slice(0, 200)}`).toBeLessThan(300)
+    expect(res.status, `${op.operationId} ${res.status} ${res.text.slice(0, 200)}`).toBeLessThan(
+      300,
+    )
     served.push(op.operationId)
   }
   expect(served.length).toBe(allOperations().length)

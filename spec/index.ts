@@ -4,5 +4,12 @@
  */
 export * from './generated/errors.js'
 export type { paths, components, operations, webhooks } from './generated/openapi.js'
-export { loadOpenApi, SpecAjv, specFile, escapePointer, DOC_ID, type OpenApiDocument } from './openapi.js'
+export {
+  loadOpenApi,
+  SpecAjv,
+  specFile,
+  escapePointer,
+  DOC_ID,
+  type OpenApiDocument,
+} from './openapi.js'
 export { loadRequirements, type Requirement, type RequirementCatalog } from './requirements.js'

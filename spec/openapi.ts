@@ -77,7 +77,8 @@ function rewriteRefs(node: unknown): unknown {
   if (node && typeof node === 'object') {
     const out: Record<string, unknown> = {}
     for (const [k, v] of Object.entries(node)) {
-      out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#') ? DOC_ID + v : rewriteRefs(v)
+      out[k] =
+        k === '$ref' && typeof v === 'string' && v.startsWith('#') ? DOC_ID + v : rewriteRefs(v)
     }
     return out
   }

@@ -16,7 +16,9 @@ export function httpEntry(code: string): HttpEntry | undefined {
 
 /** True when the catalog allows this status for the code. */
 export function statusAllowed(entry: HttpEntry, status: number): boolean {
-  return entry.status_class === '4xx' ? status >= 400 && status < 500 : entry.status.includes(status)
+  return entry.status_class === '4xx'
+    ? status >= 400 && status < 500
+    : entry.status.includes(status)
 }
 
 export const errorEnvelopeConformance: ResponseCheck = {
@@ -25,7 +27,12 @@ export const errorEnvelopeConformance: ResponseCheck = {
   run({ operation, response }) {
     if (response.status < 400) return
     const fail = (message: string) => {
-      throw new ConformanceFailure(this.name, message, operation?.operationId, header(response, 'x-request-id'))
+      throw new ConformanceFailure(
+        this.name,
+        message,
+        operation?.operationId,
+        header(response, 'x-request-id'),
+      )
     }
     // A proxy may answer 502/503/504 without the envelope (retry rule 5).
     if ([502, 504].includes(response.status) && !isJson(response)) return
@@ -40,15 +47,20 @@ export const errorEnvelopeConformance: ResponseCheck = {
       ['request_id', 'string'],
       ['details', 'object'],
     ] as const) {
-      if (typeof error[field] !== type || error[field] === null) fail(`error.${field} is not a ${type}`)
+      if (typeof error[field] !== type || error[field] === null)
+        fail(`error.${field} is not a ${type}`)
     }
     const code = String(error.code)
     const entry = httpEntry(code)
     if (!entry) return fail(`error.code ${code} is not an HTTP error code of the catalog`)
     if (!statusAllowed(entry, response.status)) {
-      fail(`${code} answered with status ${response.status}; the catalog allows ${entry.status_class ?? entry.status.join(', ')}`)
+      fail(
+        `${code} answered with status ${response.status}; the catalog allows ${entry.status_class ?? entry.status.join(', ')}`,
+      )
     }
-    if (error.retryable !== entry.retryable) fail(`${code} retryable is ${String(error.retryable)}; the catalog says ${entry.retryable}`)
-    if (error.request_id !== header(response, 'x-request-id')) fail('error.request_id differs from the X-Request-Id header')
+    if (error.retryable !== entry.retryable)
+      fail(`${code} retryable is ${String(error.retryable)}; the catalog says ${entry.retryable}`)
+    if (error.request_id !== header(response, 'x-request-id'))
+      fail('error.request_id differs from the X-Request-Id header')
   },
 }

@@ -15,7 +15,10 @@ export const RESPONSE_CHECKS: readonly ResponseCheck[] = [
 ]
 
 /** Runs every check; the first failure is thrown. */
-export function runChecks(ctx: CheckContext, checks: readonly ResponseCheck[] = RESPONSE_CHECKS): void {
+export function runChecks(
+  ctx: CheckContext,
+  checks: readonly ResponseCheck[] = RESPONSE_CHECKS,
+): void {
   for (const check of checks) check.run(ctx)
 }
 

@@ -8,12 +8,20 @@ export const requiredHeaders: ResponseCheck = {
   requirements: [],
   run({ operation, response }) {
     const fail = (message: string) => {
-      throw new ConformanceFailure(this.name, message, operation?.operationId, header(response, 'x-request-id'))
+      throw new ConformanceFailure(
+        this.name,
+        message,
+        operation?.operationId,
+        header(response, 'x-request-id'),
+      )
     }
     if (!header(response, 'x-request-id')) fail('X-Request-Id header is missing')
-    if (!/(^|,)\s*no-store\s*(,|$)/.test(header(response, 'cache-control') ?? '')) fail('Cache-Control: no-store is missing')
+    if (!/(^|,)\s*no-store\s*(,|$)/.test(header(response, 'cache-control') ?? ''))
+      fail('Cache-Control: no-store is missing')
     const code = (response.body as { error?: { code?: string } } | undefined)?.error?.code
-    const entry = code ? (ERROR_CATALOG as Record<string, { http?: { retry_after?: unknown } }>)[code]?.http : undefined
+    const entry = code
+      ? (ERROR_CATALOG as Record<string, { http?: { retry_after?: unknown } }>)[code]?.http
+      : undefined
     if (response.status === 429 || entry?.retry_after === true) {
       const retryAfter = header(response, 'retry-after')
       if (!retryAfter || !/^\d+$/.test(retryAfter)) fail('Retry-After (seconds) is missing')

@@ -11,7 +11,9 @@ export const responseSchemaConformance: ResponseCheck = {
     const documented = documentedResponse(operation, response.status)
     if (!documented) return
     const mediaType = (header(response, 'content-type') ?? '').split(';')[0]!.trim()
-    const validate = bodyValidator(documented.pointer, mediaType) ?? bodyValidator(documented.pointer, 'application/json')
+    const validate =
+      bodyValidator(documented.pointer, mediaType) ??
+      bodyValidator(documented.pointer, 'application/json')
     if (!validate) return
     if (!validate(response.body)) {
       throw new ConformanceFailure(

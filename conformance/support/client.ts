@@ -31,12 +31,20 @@ export class ApiClient {
   constructor(readonly baseUrl: string) {}
 
   get = (path: string, opts?: RequestOptions) => this.send('GET', path, undefined, opts)
-  post = (path: string, body?: unknown, opts?: RequestOptions) => this.send('POST', path, body, opts)
-  patch = (path: string, body?: unknown, opts?: RequestOptions) => this.send('PATCH', path, body, opts)
-  delete = (path: string, body?: unknown, opts?: RequestOptions) => this.send('DELETE', path, body, opts)
+  post = (path: string, body?: unknown, opts?: RequestOptions) =>
+    this.send('POST', path, body, opts)
+  patch = (path: string, body?: unknown, opts?: RequestOptions) =>
+    this.send('PATCH', path, body, opts)
+  delete = (path: string, body?: unknown, opts?: RequestOptions) =>
+    this.send('DELETE', path, body, opts)
 
   /** Sends a JSON body (or a raw string/Buffer when given one: its content type is up to the caller). */
-  async send(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<ApiResponse> {
+  async send(
+    method: string,
+    path: string,
+    body?: unknown,
+    opts: RequestOptions = {},
+  ): Promise<ApiResponse> {
     let test = this.prepare(method, path, opts)
     if (body !== undefined) test = test.send(body as object)
     return this.finish(method, path, await test, opts)
@@ -46,12 +54,22 @@ export class ApiClient {
   async upload(
     path: string,
     file: UploadFile | undefined,
-    opts: RequestOptions & { fields?: Record<string, string>; extraFiles?: (UploadFile & { field: string })[] } = {},
+    opts: RequestOptions & {
+      fields?: Record<string, string>
+      extraFiles?: (UploadFile & { field: string })[]
+    } = {},
   ): Promise<ApiResponse> {
     let test = this.prepare('POST', path, opts)
-    if (file) test = test.attach('file', Buffer.from(file.content), { filename: file.filename, contentType: file.contentType ?? 'application/octet-stream' })
+    if (file)
+      test = test.attach('file', Buffer.from(file.content), {
+        filename: file.filename,
+        contentType: file.contentType ?? 'application/octet-stream',
+      })
     for (const extra of opts.extraFiles ?? []) {
-      test = test.attach(extra.field, Buffer.from(extra.content), { filename: extra.filename, contentType: extra.contentType ?? 'application/octet-stream' })
+      test = test.attach(extra.field, Buffer.from(extra.content), {
+        filename: extra.filename,
+        contentType: extra.contentType ?? 'application/octet-stream',
+      })
     }
     for (const [name, value] of Object.entries(opts.fields ?? {})) test = test.field(name, value)
     return this.finish('POST', path, await test, opts)
@@ -68,7 +86,12 @@ export class ApiClient {
   }
 
   private finish(method: string, path: string, res: Response, opts: RequestOptions): ApiResponse {
-    const text = typeof res.text === 'string' ? res.text : Buffer.isBuffer(res.body) ? res.body.toString('utf8') : ''
+    const text =
+      typeof res.text === 'string'
+        ? res.text
+        : Buffer.isBuffer(res.body)
+          ? res.body.toString('utf8')
+          : ''
     const isJson = /json/.test(String(res.headers['content-type'] ?? ''))
     const out: ApiResponse = {
       status: res.status,
@@ -77,7 +100,12 @@ export class ApiClient {
       text,
     }
     if (opts.check !== false) {
-      runChecks({ method, path, operation: findOperation(method, path), response: { ...out, body: isJson ? res.body : undefined } })
+      runChecks({
+        method,
+        path,
+        operation: findOperation(method, path),
+        response: { ...out, body: isJson ? res.body : undefined },
+      })
     }
     return out
   }

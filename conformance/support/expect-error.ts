@@ -12,9 +12,18 @@ export function expectError<C extends HttpErrorCode>(
   res: ApiResponse,
   code: C,
   opts: { status?: StatusFor<C>; details?: Record<string, unknown> } = {},
-): { code: string; message: string; retryable: boolean; request_id: string; details: Record<string, unknown> } {
+): {
+  code: string
+  message: string
+  retryable: boolean
+  request_id: string
+  details: Record<string, unknown>
+} {
   const error = (res.body as { error?: Record<string, unknown> } | undefined)?.error
-  expect(error?.code, `expected ${code}, got ${res.status} ${JSON.stringify(res.body)?.slice(0, 300)}`).toBe(code)
+  expect(
+    error?.code,
+    `expected ${code}, got ${res.status} ${JSON.stringify(res.body)?.slice(0, 300)}`,
+  ).toBe(code)
   const entry = httpEntry(code)!
   expect(statusAllowed(entry, res.status), `${code} with status ${res.status}`).toBe(true)
   if (opts.status !== undefined) expect(res.status).toBe(opts.status)

@@ -53,7 +53,10 @@ export function findOperation(method: string, path: string): Operation | undefin
 export const allOperations = (): readonly Operation[] => operations
 
 /** The response object documented for a status (exact status, then `4XX` style, then default). */
-export function documentedResponse(op: Operation, status: number): { key: string; pointer: string } | undefined {
+export function documentedResponse(
+  op: Operation,
+  status: number,
+): { key: string; pointer: string } | undefined {
   for (const key of [String(status), `${String(status)[0]}XX`, 'default']) {
     if (key in op.responses) return { key, pointer: `${op.pointer}/responses/${key}` }
   }
@@ -67,7 +70,10 @@ export function responsePointer(pointer: string): string {
 }
 
 /** The validator of a response's body schema for a media type, if one is documented. */
-export function bodyValidator(responsePtr: string, mediaType: string): ValidateFunction | undefined {
+export function bodyValidator(
+  responsePtr: string,
+  mediaType: string,
+): ValidateFunction | undefined {
   const target = responsePointer(responsePtr)
   const res = resolve(target) as { content?: Record<string, { schema?: unknown }> } | undefined
   if (!res?.content?.[mediaType]?.schema) return undefined
@@ -76,7 +82,8 @@ export function bodyValidator(responsePtr: string, mediaType: string): ValidateF
 
 /** Headers documented on a response (after following its `$ref`). */
 export function documentedHeaders(responsePtr: string): string[] {
-  const res = resolve(responsePointer(responsePtr)) as { headers?: Record<string, unknown> } | undefined
+  const res = resolve(responsePointer(responsePtr)) as
+    { headers?: Record<string, unknown> } | undefined
   return Object.keys(res?.headers ?? {})
 }
 
@@ -85,5 +92,9 @@ function resolve(pointer: string): unknown {
     .replace(/^#\//, '')
     .split('/')
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce<unknown>((acc, key) => (acc && typeof acc === 'object' ? (acc as Record<string, unknown>)[key] : undefined), doc)
+    .reduce<unknown>(
+      (acc, key) =>
+        acc && typeof acc === 'object' ? (acc as Record<string, unknown>)[key] : undefined,
+      doc,
+    )
 }

@@ -5,7 +5,8 @@ const known = new Set(loadRequirements().requirements.map((r) => r.id))
 
 export function req(...ids: string[]): string {
   for (const id of ids) {
-    if (!known.has(id)) throw new Error(`unknown requirement id ${id}: add it to spec/requirements.yaml`)
+    if (!known.has(id))
+      throw new Error(`unknown requirement id ${id}: add it to spec/requirements.yaml`)
   }
   return ids.map((id) => `[${id}]`).join('')
 }

@@ -59,7 +59,12 @@ export async function startTarget(): Promise<Target> {
   })
 }
 
-async function mockTarget(kind: Target['kind'], api: ApiClient, control: MockControl, close: () => Promise<void>): Promise<Target> {
+async function mockTarget(
+  kind: Target['kind'],
+  api: ApiClient,
+  control: MockControl,
+  close: () => Promise<void>,
+): Promise<Target> {
   const world = worldFromFixtures(await control.fixtures(), Date.parse((await control.clock()).now))
   return {
     kind,

@@ -28,7 +28,13 @@ export type World = {
   workflows: { available?: string; unavailable?: string; otherProject?: string }
 }
 
-type FixtureKey = { key: string; scopes: string[]; deployment_ids: string[]; revoked?: boolean; expires_at?: string | null }
+type FixtureKey = {
+  key: string
+  scopes: string[]
+  deployment_ids: string[]
+  revoked?: boolean
+  expires_at?: string | null
+}
 type FixtureProject = {
   id: string
   approved: boolean
@@ -40,17 +46,26 @@ type FixtureProject = {
 export type FixturesBody = { projects: FixtureProject[] }
 
 /** Reads a real target's world file (TARGET_WORLD). */
-export const readWorldFile = (path: string): World => JSON.parse(readFileSync(path, 'utf8')) as World
+export const readWorldFile = (path: string): World =>
+  JSON.parse(readFileSync(path, 'utf8')) as World
 
 /** Derives the roles from the mock's fixtures (the default world or any world of the same kind). */
 export function worldFromFixtures(body: FixturesBody, nowMs: number): World {
-  const usable = (k: FixtureKey) => !k.revoked && (!k.expires_at || Date.parse(k.expires_at) > nowMs)
+  const usable = (k: FixtureKey) =>
+    !k.revoked && (!k.expires_at || Date.parse(k.expires_at) > nowMs)
   const approved = body.projects.filter((p) => p.approved)
-  const a = approved.find((p) => p.deployments.filter((d) => d.status === 'ACTIVE').length >= 2) ?? approved[0]
+  const a =
+    approved.find((p) => p.deployments.filter((d) => d.status === 'ACTIVE').length >= 2) ??
+    approved[0]
   if (!a) throw new Error('the fixture world has no approved project')
   const c = approved.find((p) => p !== a)
   const b = body.projects.find((p) => !p.approved)
-  const byScopes = [...a.api_keys].filter(usable).sort((x, y) => y.scopes.length - x.scopes.length || y.deployment_ids.length - x.deployment_ids.length)
+  const byScopes = [...a.api_keys]
+    .filter(usable)
+    .sort(
+      (x, y) =>
+        y.scopes.length - x.scopes.length || y.deployment_ids.length - x.deployment_ids.length,
+    )
   const full = byScopes[0]
   if (!full) throw new Error(`project ${a.id} has no usable key`)
   const active = a.deployments.filter((d) => d.status === 'ACTIVE')
@@ -60,11 +75,26 @@ export function worldFromFixtures(body: FixturesBody, nowMs: number): World {
     ownerToken: a.owner_token,
     keys: {
       full: full.key,
-      readOnly: a.api_keys.find((k) => usable(k) && allOfA(k) && !k.scopes.includes('files:write') && k.scopes.includes('runs:read'))?.key,
-      oneDeployment: a.api_keys.find((k) => usable(k) && k.deployment_ids.length === 1 && k.scopes.length === full.scopes.length)?.key,
-      worksOnly: a.api_keys.find((k) => usable(k) && k.deployment_ids.length === 0 && k.scopes.every((s) => s.startsWith('works:') || s === 'usage:read'))?.key,
+      readOnly: a.api_keys.find(
+        (k) =>
+          usable(k) &&
+          allOfA(k) &&
+          !k.scopes.includes('files:write') &&
+          k.scopes.includes('runs:read'),
+      )?.key,
+      oneDeployment: a.api_keys.find(
+        (k) => usable(k) && k.deployment_ids.length === 1 && k.scopes.length === full.scopes.length,
+      )?.key,
+      worksOnly: a.api_keys.find(
+        (k) =>
+          usable(k) &&
+          k.deployment_ids.length === 0 &&
+          k.scopes.every((s) => s.startsWith('works:') || s === 'usage:read'),
+      )?.key,
       revoked: a.api_keys.find((k) => k.revoked)?.key,
-      expired: a.api_keys.find((k) => !k.revoked && k.expires_at && Date.parse(k.expires_at) <= nowMs)?.key,
+      expired: a.api_keys.find(
+        (k) => !k.revoked && k.expires_at && Date.parse(k.expires_at) <= nowMs,
+      )?.key,
       otherProject: c?.api_keys.find(usable)?.key,
       unapproved: b?.api_keys.find(usable)?.key,
     },

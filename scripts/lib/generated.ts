@@ -28,14 +28,14 @@ export function renderErrorCatalog(): string {
     'export type ErrorCode = keyof ErrorCatalog\n' +
     '/** Codes that can be an HTTP answer. */\n' +
     'export type HttpErrorCode = {\n' +
-    "  [K in ErrorCode]: ErrorCatalog[K] extends { http: object } ? K : never\n" +
+    '  [K in ErrorCode]: ErrorCatalog[K] extends { http: object } ? K : never\n' +
     '}[ErrorCode]\n' +
     '/** Codes that can appear inside an execution, output item or outcome error object. */\n' +
     'export type ExecutionErrorCode = {\n' +
-    "  [K in ErrorCode]: ErrorCatalog[K] extends { execution: object } ? K : never\n" +
+    '  [K in ErrorCode]: ErrorCatalog[K] extends { execution: object } ? K : never\n' +
     '}[ErrorCode]\n' +
     '/** The HTTP statuses the document allows for a code. */\n' +
-    "export type StatusFor<C extends HttpErrorCode> = ErrorCatalog[C] extends { http: { status: readonly (infer S)[] } } ? S : never\n"
+    'export type StatusFor<C extends HttpErrorCode> = ErrorCatalog[C] extends { http: { status: readonly (infer S)[] } } ? S : never\n'
   )
 }
 

@@ -1,0 +1,71 @@
+/**
+ * createApp(deps): the middleware order (deps, request id, log, no-store), the /_mock control routes, the
+ * /v1 and /api/runtime mounting points, and the error policy: onError renders every error through
+ * errorResponse; an unknown path is HTTP_ERROR 404, a known path with another method HTTP_ERROR 405.
+ */
+import { Hono } from 'hono'
+import { TrieRouter } from 'hono/router/trie-router'
+import type { Deps, Env } from './deps.js'
+import { ApiError, errorResponse } from './errors.js'
+import { logger } from './middleware/logger.js'
+import { noStore } from './middleware/no-store.js'
+import { requestId } from './middleware/request-id.js'
+import { controlRoutes } from './routes/control.js'
+import { managementRoutes } from './routes/management.js'
+import { v1Routes } from './routes/v1.js'
+
+export function createApp(deps: Deps): Hono<Env> {
+  const app = new Hono<Env>()
+
+  app.use('*', async function injectDeps(c, next) {
+    c.set('deps', deps)
+    await next()
+  })
+  app.use('*', requestId())
+  app.use('*', logger())
+  app.use('*', noStore())
+
+  app.route('/_mock', controlRoutes())
+  app.route('/v1', v1Routes())
+  app.route('/api/runtime', managementRoutes())
+
+  app.onError((err, c) => errorResponse(c, err))
+
+  // Routes are fixed once createApp returns; the method index is built on the first unmatched request.
+  let methodsOf: ((path: string) => string[]) | undefined
+  app.notFound((c) => {
+    methodsOf ??= methodIndex(app)
+    const allowed = methodsOf(c.req.path)
+    if (allowed.length > 0) {
+      c.header('Allow', allowed.join(', '))
+      return errorResponse(
+        c,
+        new ApiError('HTTP_ERROR', {
+          status: 405,
+          message: `method ${c.req.method} is not allowed on this path (allowed: ${allowed.join(', ')})`,
+          details: { allowed },
+        }),
+      )
+    }
+    return errorResponse(c, new ApiError('HTTP_ERROR', { status: 404, message: 'no such path' }))
+  })
+
+  return app
+}
+
+/** Which methods have a handler for a path (middleware, registered for ALL methods, does not count). */
+function methodIndex(app: Hono<Env>): (path: string) => string[] {
+  const router = new TrieRouter<string>()
+  const methods = new Set<string>()
+  for (const r of app.routes) {
+    if (r.method === 'ALL') continue
+    router.add(r.method, r.path, r.method)
+    methods.add(r.method)
+  }
+  const all = [...methods].sort()
+  return (path) =>
+    all.filter((m) => {
+      const [matches] = router.match(m, path)
+      return matches.length > 0
+    })
+}

@@ -1,0 +1,239 @@
+import fc from 'fast-check'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createMock, type Mock } from '../index.js'
+import { SchedulerLoopError, TimerFailuresError } from './scheduler.js'
+import { createTimerKinds, type TimerHandler, type TimerKinds } from './timer-kinds.js'
+
+const mocks: Mock[] = []
+afterEach(() => {
+  while (mocks.length) mocks.pop()!.close()
+})
+
+async function mockWith(
+  register: (kinds: TimerKinds) => void,
+  opts: { loopLimit?: number; clock?: 'manual' | 'realtime' } = {},
+) {
+  const kinds = createTimerKinds()
+  register(kinds)
+  const mock = await createMock({ timerKinds: kinds, ...opts })
+  mocks.push(mock)
+  return mock
+}
+
+type Fired = { name: string; due: number; seq: number; now: number }
+
+describe('scheduler', () => {
+  it('fires random schedules, nested timers included, in (due_at, seq) order and never moves the clock back', async () => {
+    type Spec = { delay: number; children: { delay: number; grandchildren: number[] }[] }
+    const spec: fc.Arbitrary<Spec> = fc.record({
+      delay: fc.integer({ min: 0, max: 5000 }),
+      children: fc.array(
+        fc.record({
+          delay: fc.integer({ min: 0, max: 3000 }),
+          grandchildren: fc.array(fc.integer({ min: 0, max: 2000 }), { maxLength: 2 }),
+        }),
+        { maxLength: 3 },
+      ),
+    })
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(spec, { minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 0, max: 8000 }),
+        async (specs, windowMs) => {
+          const fired: Fired[] = []
+          type Payload = {
+            name: string
+            children: { delay: number; grandchildren: number[] }[] | number[]
+          }
+          const handler: TimerHandler<Payload> = (p, { deps, timer, nowMs }) => {
+            fired.push({ name: p.name, due: timer.due_at, seq: timer.seq, now: nowMs })
+            p.children.forEach((child, i) => {
+              const nested = typeof child === 'number' ? { delay: child, grandchildren: [] } : child
+              deps.scheduler.schedule('test.node', nowMs + nested.delay, {
+                name: `${p.name}.${i}`,
+                children: nested.grandchildren,
+              })
+            })
+          }
+          const mock = await mockWith((k) => k.register('test.node', handler))
+          const { scheduler, clock } = mock.deps
+          const start = clock.nowMs()
+          specs.forEach((s, i) =>
+            scheduler.schedule('test.node', start + s.delay, {
+              name: `t${i}`,
+              children: s.children,
+            }),
+          )
+          const result = await scheduler.advanceTo(start + windowMs)
+
+          for (let i = 1; i < fired.length; i++) {
+            const a = fired[i - 1]!
+            const b = fired[i]!
+            expect(a.due < b.due || (a.due === b.due && a.seq < b.seq)).toBe(true)
+            expect(b.now).toBeGreaterThanOrEqual(a.now)
+          }
+          for (const f of fired) expect(f.now).toBe(f.due)
+          expect(result.fired).toBe(fired.length)
+          expect(clock.nowMs()).toBe(start + windowMs)
+          const next = scheduler.nextDueMs()
+          if (next !== undefined) expect(next).toBeGreaterThan(start + windowMs)
+          mock.close()
+          mocks.pop()
+        },
+      ),
+      { numRuns: 60 },
+    )
+  })
+
+  it('fires timers scheduled by a handler inside the window in the same advance', async () => {
+    const seen: string[] = []
+    const mock = await mockWith((k) =>
+      k.register<{ step: number }>('test.chain', (p, { deps, nowMs }) => {
+        seen.push(`${p.step}@${nowMs - deps.clock.nowMs()}`)
+        if (p.step < 3) deps.scheduler.schedule('test.chain', nowMs + 1000, { step: p.step + 1 })
+      }),
+    )
+    const { scheduler, clock } = mock.deps
+    const start = clock.nowMs()
+    scheduler.schedule('test.chain', start + 1000, { step: 1 })
+    const result = await scheduler.advanceTo(start + 10_000)
+    expect(result.fired).toBe(3)
+    expect(seen).toEqual(['1@0', '2@0', '3@0'])
+    expect(scheduler.pending()).toBe(0)
+  })
+
+  it('fires equal due times in scheduling order', async () => {
+    const seen: number[] = []
+    const mock = await mockWith((k) => k.register<number>('test.same', (n) => void seen.push(n)))
+    const { scheduler, clock } = mock.deps
+    const due = clock.nowMs() + 5000
+    for (const n of [3, 1, 2, 5, 4]) scheduler.schedule('test.same', due, n)
+    await scheduler.advanceTo(due)
+    expect(seen).toEqual([3, 1, 2, 5, 4])
+  })
+
+  it('stops a runaway handler at the loop limit with an error naming the last kinds', async () => {
+    const mock = await mockWith(
+      (k) =>
+        k.register(
+          'test.forever',
+          (_p, { deps, nowMs }) => void deps.scheduler.schedule('test.forever', nowMs, null),
+        ),
+      { loopLimit: 50 },
+    )
+    const { scheduler, clock } = mock.deps
+    scheduler.schedule('test.forever', clock.nowMs() + 1, null)
+    const error = await scheduler.advanceTo(clock.nowMs() + 1000).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(SchedulerLoopError)
+    expect((error as Error).message).toContain('test.forever')
+  })
+
+  it('cancels a timer by id and the timers of a subject', async () => {
+    const seen: string[] = []
+    const mock = await mockWith((k) => k.register<string>('test.note', (s) => void seen.push(s)))
+    const { scheduler, clock } = mock.deps
+    const t = clock.nowMs()
+    const a = scheduler.schedule('test.note', t + 10, 'a')
+    scheduler.schedule('test.note', t + 20, 'b', { subject: 'run-1' })
+    scheduler.schedule('test.note', t + 30, 'c', { subject: 'run-1' })
+    scheduler.schedule('test.note', t + 40, 'd')
+    expect(scheduler.cancel(a)).toBe(true)
+    expect(scheduler.cancel(a)).toBe(false)
+    expect(scheduler.cancelSubject('run-1')).toBe(2)
+    await scheduler.advanceTo(t + 100)
+    expect(seen).toEqual(['d'])
+  })
+
+  it('refuses unknown and malformed timer kinds', async () => {
+    const mock = await mockWith(() => {})
+    expect(() => mock.deps.scheduler.schedule('test.unknown', 0, null)).toThrow(
+      /unknown timer kind/,
+    )
+    expect(() => createTimerKinds().register('NotDotted', () => {})).toThrow(/dotted lowercase/)
+    expect(() =>
+      createTimerKinds()
+        .register('a.b', () => {})
+        .register('a.b', () => {}),
+    ).toThrow(/already registered/)
+  })
+
+  it('awaits side effects after each firing commits and before the next timer fires', async () => {
+    const order: string[] = []
+    const mock = await mockWith((k) =>
+      k.register<string>('test.io', (name) => {
+        order.push(`fire ${name}`)
+        return async () => {
+          await new Promise((r) => setImmediate(r))
+          order.push(`effect ${name}`)
+        }
+      }),
+    )
+    const { scheduler, clock } = mock.deps
+    scheduler.schedule('test.io', clock.nowMs() + 1, 'a')
+    scheduler.schedule('test.io', clock.nowMs() + 2, 'b')
+    await scheduler.advanceTo(clock.nowMs() + 10)
+    expect(order).toEqual(['fire a', 'effect a', 'fire b', 'effect b'])
+  })
+
+  it('rolls back a failing handler, drops its timer, fires the rest and then reports the failure', async () => {
+    const seen: string[] = []
+    const mock = await mockWith((k) =>
+      k.register<string>('test.maybe', (name, { deps }) => {
+        deps.db.stmt("INSERT INTO meta (key, value) VALUES ('written', ?)").run(name)
+        if (name === 'bad') throw new Error('handler broke')
+        seen.push(name)
+      }),
+    )
+    const { scheduler, clock, db } = mock.deps
+    scheduler.schedule('test.maybe', clock.nowMs() + 1, 'bad')
+    scheduler.schedule('test.maybe', clock.nowMs() + 2, 'good')
+    const error = await scheduler.advanceTo(clock.nowMs() + 10).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(TimerFailuresError)
+    expect(seen).toEqual(['good'])
+    expect(db.stmt("SELECT value FROM meta WHERE key = 'written'").get()).toEqual({ value: 'good' })
+    expect(scheduler.pending()).toBe(0)
+  })
+
+  it('serializes concurrent advances', async () => {
+    const seen: number[] = []
+    const mock = await mockWith((k) =>
+      k.register<number>('test.slow', (n) => async () => {
+        await new Promise((r) => setImmediate(r))
+        seen.push(n)
+      }),
+    )
+    const { scheduler, clock } = mock.deps
+    const t = clock.nowMs()
+    for (let i = 1; i <= 4; i++) scheduler.schedule('test.slow', t + i * 1000, i)
+    const results = await Promise.all([scheduler.advanceBy(2000), scheduler.advanceBy(2000)])
+    expect(seen).toEqual([1, 2, 3, 4])
+    expect(results.map((r) => r.now - t)).toEqual([2000, 4000])
+  })
+
+  it('fires a due timer by itself in realtime mode', async () => {
+    const fired: number[] = []
+    const mock = await mockWith(
+      (k) => k.register('test.real', (_p, { nowMs }) => void fired.push(nowMs)),
+      { clock: 'realtime' },
+    )
+    const { scheduler, clock } = mock.deps
+    const due = clock.nowMs() + 30
+    scheduler.schedule('test.real', due, null)
+    for (let i = 0; i < 20 && fired.length === 0; i++) await new Promise((r) => setTimeout(r, 10))
+    expect(fired).toHaveLength(1)
+    expect(fired[0]).toBeGreaterThanOrEqual(due)
+    expect(scheduler.pending()).toBe(0)
+  })
+
+  it('arms the realtime timer when switching from manual to realtime', async () => {
+    const fired: number[] = []
+    const mock = await mockWith((k) => k.register('test.switch', () => void fired.push(1)))
+    const { scheduler, clock } = mock.deps
+    scheduler.schedule('test.switch', clock.nowMs() + 20, null)
+    await new Promise((r) => setTimeout(r, 60))
+    expect(fired).toHaveLength(0)
+    mock.clock.setMode('realtime')
+    for (let i = 0; i < 20 && fired.length === 0; i++) await new Promise((r) => setTimeout(r, 10))
+    expect(fired).toHaveLength(1)
+  })
+})

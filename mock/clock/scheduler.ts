@@ -1,0 +1,246 @@
+/**
+ * Durable timer queue on the virtual clock. Timers fire in the total order (due_at, seq): earlier due time
+ * first, and for equal due times the one scheduled first (seq is an insertion counter), as in fake-timers.
+ * Each firing moves the clock to the timer's due time and runs its handler in one transaction.
+ */
+import type { Deps } from '../deps.js'
+import type { Db } from '../store/db.js'
+import {
+  countTimers,
+  deleteTimer,
+  deleteTimersOf,
+  firstDueTimer,
+  firstTimer,
+  insertTimer,
+  type TimerRow,
+} from '../store/timers.js'
+import type { Ids } from '../util/ids.js'
+import type { Log } from '../util/log.js'
+import type { Clock } from './clock.js'
+import type { SideEffect, TimerKind, TimerKinds } from './timer-kinds.js'
+
+export type TimerId = string
+export type AdvanceResult = { now: number; fired: number }
+
+/** The default runaway guard: the largest scenario plus its webhooks stay far below it. */
+export const DEFAULT_LOOP_LIMIT = 10_000
+
+/** The longest single Node timeout we arm; longer waits re-arm when it expires. */
+const MAX_ARM_MS = 60 * 60 * 1000
+
+/** Thrown when one advance fires more than loopLimit timers (a handler that keeps rescheduling itself). */
+export class SchedulerLoopError extends Error {
+  constructor(
+    readonly limit: number,
+    readonly lastKinds: string[],
+  ) {
+    super(
+      `scheduler fired ${limit} timers in one advance and stopped (loop limit); last kinds: ${lastKinds.join(', ')}`,
+    )
+    this.name = 'SchedulerLoopError'
+  }
+}
+
+/** Thrown at the end of an advance when handlers or side effects failed (each failed timer was dropped). */
+export class TimerFailuresError extends Error {
+  constructor(readonly failures: { id: string; kind: string; error: unknown }[]) {
+    super(
+      `${failures.length} timer(s) failed: ${failures
+        .map((f) => `${f.kind} (${f.error instanceof Error ? f.error.message : String(f.error)})`)
+        .join('; ')}`,
+    )
+    this.name = 'TimerFailuresError'
+  }
+}
+
+export type SchedulerOptions = {
+  db: Db
+  clock: Clock
+  ids: Ids
+  log: Log
+  kinds: TimerKinds
+  /** The dependency set handed to handlers (the scheduler is part of it, hence a getter). */
+  context: () => Deps
+  loopLimit?: number
+}
+
+export class Scheduler {
+  readonly kinds: TimerKinds
+  private readonly loopLimit: number
+  private queue: Promise<unknown> = Promise.resolve()
+  private advancing = false
+  private closed = false
+  private handle: ReturnType<typeof setTimeout> | undefined
+  private readonly unsubscribe: () => void
+
+  constructor(private readonly opts: SchedulerOptions) {
+    this.kinds = opts.kinds
+    this.loopLimit = opts.loopLimit ?? DEFAULT_LOOP_LIMIT
+    this.unsubscribe = opts.clock.onModeChange(() => this.rearm())
+  }
+
+  /** Schedules a timer of a registered kind at dueAtMs (virtual ms); subject groups timers for cancelSubject. */
+  schedule<P>(
+    kind: TimerKind,
+    dueAtMs: number,
+    payload: P,
+    opts: { subject?: string } = {},
+  ): TimerId {
+    if (!this.kinds.has(kind))
+      throw new Error(`unknown timer kind "${kind}": register it in timer-kinds.ts`)
+    if (!Number.isFinite(dueAtMs))
+      throw new Error(`timer due time must be a finite number, got ${dueAtMs}`)
+    const row = insertTimer(this.opts.db, {
+      id: this.opts.ids.uuid(),
+      due_at: Math.round(dueAtMs),
+      kind,
+      payload_json: JSON.stringify(payload ?? null),
+      subject: opts.subject ?? null,
+    })
+    this.rearm()
+    return row.id
+  }
+
+  /** Cancels one timer; true when it was still pending. */
+  cancel(id: TimerId): boolean {
+    const done = deleteTimer(this.opts.db, id)
+    if (done) this.rearm()
+    return done
+  }
+
+  /** Cancels every pending timer of a subject (optionally only one kind); returns how many. */
+  cancelSubject(subject: string, kind?: TimerKind): number {
+    const n = deleteTimersOf(this.opts.db, subject, kind)
+    if (n > 0) this.rearm()
+    return n
+  }
+
+  /** Number of pending timers. */
+  pending(): number {
+    return countTimers(this.opts.db)
+  }
+
+  /** Due time of the next timer, if any. */
+  nextDueMs(): number | undefined {
+    return firstTimer(this.opts.db)?.due_at
+  }
+
+  /**
+   * Fires every timer due at or before targetMs in (due_at, seq) order, timers scheduled meanwhile included,
+   * then moves the clock to targetMs. Calls are serialized; resolves once every side effect is done.
+   */
+  advanceTo(targetMs: number): Promise<AdvanceResult> {
+    return this.exclusive(() => this.run(() => targetMs))
+  }
+
+  /** advanceTo(now + ms). */
+  advanceBy(ms: number): Promise<AdvanceResult> {
+    return this.exclusive(() => this.run(() => this.opts.clock.nowMs() + ms))
+  }
+
+  /** Runs fn after every advance queued before it and before any queued after it (world reset). */
+  exclusive<T>(fn: () => T | Promise<T>): Promise<T> {
+    const result = this.queue.then(fn, fn)
+    this.queue = result.catch(() => undefined)
+    return result
+  }
+
+  /** Realtime mode: arms one Node timeout for the earliest timer. Manual mode: disarms. */
+  rearm(): void {
+    if (this.handle !== undefined) clearTimeout(this.handle)
+    this.handle = undefined
+    if (this.closed || this.advancing || this.opts.clock.mode !== 'realtime') return
+    const next = firstTimer(this.opts.db)
+    if (!next) return
+    const delay = Math.min(Math.max(next.due_at - this.opts.clock.nowMs(), 0), MAX_ARM_MS)
+    this.handle = setTimeout(() => {
+      this.handle = undefined
+      this.exclusive(() => this.run(() => this.opts.clock.nowMs())).catch((error: unknown) =>
+        this.opts.log.error('realtime timer firing failed', { error: errorText(error) }),
+      )
+    }, delay)
+    this.handle.unref()
+  }
+
+  /** Stops the realtime timer for good (mock close). */
+  close(): void {
+    this.closed = true
+    this.unsubscribe()
+    if (this.handle !== undefined) clearTimeout(this.handle)
+    this.handle = undefined
+  }
+
+  private async run(target: () => number): Promise<AdvanceResult> {
+    const { db, clock } = this.opts
+    const targetMs = target()
+    const failures: { id: string; kind: string; error: unknown }[] = []
+    const lastKinds: string[] = []
+    let fired = 0
+    this.advancing = true
+    try {
+      for (;;) {
+        const timer = firstDueTimer(db, targetMs)
+        if (!timer) break
+        if (fired >= this.loopLimit) throw new SchedulerLoopError(this.loopLimit, lastKinds)
+        fired += 1
+        lastKinds.push(timer.kind)
+        if (lastKinds.length > 5) lastKinds.shift()
+        let effects: readonly SideEffect[] = []
+        try {
+          effects = db.tx(() => this.fire(timer))
+        } catch (error) {
+          // The failed firing rolled back; drop the timer so it cannot fail again forever.
+          db.tx(() => {
+            clock.moveTo(timer.due_at)
+            clock.persist()
+            deleteTimer(db, timer.id)
+          })
+          failures.push({ id: timer.id, kind: timer.kind, error })
+          this.opts.log.error('timer handler failed', {
+            kind: timer.kind,
+            timer_id: timer.id,
+            error: errorText(error),
+          })
+        }
+        for (const effect of effects) {
+          try {
+            await effect()
+          } catch (error) {
+            failures.push({ id: timer.id, kind: timer.kind, error })
+            this.opts.log.error('timer side effect failed', {
+              kind: timer.kind,
+              timer_id: timer.id,
+              error: errorText(error),
+            })
+          }
+        }
+      }
+      clock.moveTo(targetMs)
+    } finally {
+      this.advancing = false
+      this.rearm()
+    }
+    if (failures.length > 0) throw new TimerFailuresError(failures)
+    return { now: clock.nowMs(), fired }
+  }
+
+  /** One firing, inside its transaction: clock to the due time, delete the row, run the handler. */
+  private fire(timer: TimerRow): readonly SideEffect[] {
+    const { db, clock } = this.opts
+    const nowMs = clock.moveTo(timer.due_at)
+    deleteTimer(db, timer.id)
+    const handler = this.kinds.get(timer.kind)
+    if (!handler) throw new Error(`no handler registered for timer kind "${timer.kind}"`)
+    const out = handler(JSON.parse(timer.payload_json) as unknown, {
+      deps: this.opts.context(),
+      timer,
+      nowMs,
+    })
+    if (!out) return []
+    return typeof out === 'function' ? [out] : out
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error)
+}

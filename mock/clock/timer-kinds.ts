@@ -1,0 +1,59 @@
+/**
+ * Registry of timer kinds: a kind is a dotted lowercase name ("turn.step") naming the handler that runs
+ * when a timer of that kind fires. Timers are rows, handlers are code: a restart re-registers the code.
+ */
+import type { Deps } from '../deps.js'
+import type { TimerRow } from '../store/timers.js'
+
+/** A dotted lowercase name: at least two segments of [a-z0-9_-], starting with a letter. */
+export type TimerKind = string
+export const TIMER_KIND_PATTERN = /^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)+$/
+
+/** I/O done after the firing's transaction commits (a webhook POST); awaited before the next timer fires. */
+export type SideEffect = () => Promise<void>
+
+/** What a handler sees: the whole dependency set, the timer row and the virtual time it fires at. */
+export type TimerContext = { deps: Deps; timer: TimerRow; nowMs: number }
+
+/**
+ * Runs inside the firing's transaction, synchronously: store writes and new timers only.
+ * Returns the side effects to perform once the transaction has committed.
+ */
+export type TimerHandler<P = unknown> = (
+  payload: P,
+  ctx: TimerContext,
+) => void | SideEffect | readonly SideEffect[]
+
+export class TimerKinds {
+  private readonly handlers = new Map<TimerKind, TimerHandler>()
+
+  /** Registers the handler of a kind; a kind is registered once. */
+  register<P>(kind: TimerKind, handler: TimerHandler<P>): this {
+    if (!TIMER_KIND_PATTERN.test(kind)) {
+      throw new Error(`timer kind "${kind}" is not a dotted lowercase name such as "turn.step"`)
+    }
+    if (this.handlers.has(kind)) throw new Error(`timer kind "${kind}" is already registered`)
+    this.handlers.set(kind, handler as TimerHandler)
+    return this
+  }
+
+  get(kind: TimerKind): TimerHandler | undefined {
+    return this.handlers.get(kind)
+  }
+
+  has(kind: TimerKind): boolean {
+    return this.handlers.has(kind)
+  }
+
+  kinds(): TimerKind[] {
+    return [...this.handlers.keys()]
+  }
+}
+
+/**
+ * The registry of the mock's own timer kinds. Features register theirs here as they arrive
+ * (turn.step, idempotency.expire, retention.expire, webhook.attempt).
+ */
+export function createTimerKinds(): TimerKinds {
+  return new TimerKinds()
+}

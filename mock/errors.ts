@@ -1,0 +1,112 @@
+/**
+ * ApiError, the one way to answer an HTTP error, and errorResponse(), the only code that writes the error
+ * envelope {error:{code,message,retryable,request_id,details}}. Status and retryable come from the catalog.
+ */
+import type { Context } from 'hono'
+import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import { ERROR_CATALOG, type HttpErrorCode, type StatusFor } from '../spec/index.js'
+import type { Env } from './deps.js'
+
+export type ErrorDetails = Record<string, unknown>
+
+export type ApiErrorOptions<C extends HttpErrorCode> = {
+  /** Required when the catalog allows several statuses for the code (INVALID_INPUT, HTTP_ERROR). */
+  status?: StatusFor<C>
+  message?: string
+  details?: ErrorDetails
+  /** Seconds for Retry-After (default 1 when the catalog requires the header). */
+  retryAfterS?: number
+}
+
+type IsUnion<T, U = T> = T extends unknown ? ([U] extends [T] ? false : true) : never
+/** The options argument: mandatory with a status when the code has several statuses. */
+type OptionsArg<C extends HttpErrorCode> =
+  IsUnion<StatusFor<C>> extends true
+    ? [opts: ApiErrorOptions<C> & { status: StatusFor<C> }]
+    : [opts?: ApiErrorOptions<C>]
+
+type HttpEntry = { status: readonly number[]; retryable: boolean; retry_after?: boolean | 'maybe' }
+const httpOf = (code: HttpErrorCode): HttpEntry => (ERROR_CATALOG[code] as { http: HttpEntry }).http
+
+/**
+ * An HTTP error answer by catalog code. Throw it from any handler or middleware; app.onError renders it.
+ * @example throw new ApiError('INVALID_INPUT', { status: 422, details: { errors } })
+ */
+export class ApiError<C extends HttpErrorCode = HttpErrorCode> extends Error {
+  readonly code: C
+  readonly status: number
+  readonly retryable: boolean
+  readonly details: ErrorDetails
+  readonly retryAfterS: number | undefined
+
+  constructor(code: C, ...[opts]: OptionsArg<C>) {
+    const o: ApiErrorOptions<C> = opts ?? {}
+    super(o.message ?? ERROR_CATALOG[code].meaning)
+    this.name = 'ApiError'
+    const http = httpOf(code)
+    const status =
+      (o.status as number | undefined) ?? (http.status.length === 1 ? http.status[0] : undefined)
+    if (status === undefined || !http.status.includes(status)) {
+      throw new Error(
+        `ApiError(${code}) needs a status among ${http.status.join(', ')}, got ${String(o.status)}`,
+      )
+    }
+    this.code = code
+    this.status = status
+    this.retryable = http.retryable
+    this.details = o.details ?? {}
+    this.retryAfterS = o.retryAfterS
+  }
+}
+
+/** The error envelope as sent. */
+export type ErrorEnvelope = {
+  error: {
+    code: string
+    message: string
+    retryable: boolean
+    request_id: string
+    details: ErrorDetails
+  }
+}
+
+/**
+ * Renders any thrown value as the error envelope. An ApiError keeps its code; anything else is logged
+ * (with its stack, server side only) and answered INTERNAL_ERROR 500.
+ */
+export function errorResponse(c: Context<Env>, err: unknown): Response {
+  const deps = c.var.deps
+  let requestId = c.var.requestId
+  if (!requestId) {
+    requestId = deps.ids.requestId()
+    c.set('requestId', requestId)
+  }
+  let apiError: ApiError
+  if (err instanceof ApiError) {
+    apiError = err
+  } else {
+    deps.log.error('unhandled error', {
+      request_id: requestId,
+      method: c.req.method,
+      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+      stack: err instanceof Error ? err.stack : undefined,
+    })
+    apiError = new ApiError('INTERNAL_ERROR')
+  }
+  const body: ErrorEnvelope = {
+    error: {
+      code: apiError.code,
+      message: apiError.message,
+      retryable: apiError.retryable,
+      request_id: requestId,
+      details: apiError.details,
+    },
+  }
+  c.header('X-Request-Id', requestId)
+  c.header('Cache-Control', 'no-store')
+  const retryAfter = httpOf(apiError.code).retry_after
+  if (retryAfter === true || (retryAfter === 'maybe' && apiError.retryAfterS !== undefined)) {
+    c.header('Retry-After', String(Math.max(1, Math.ceil(apiError.retryAfterS ?? 1))))
+  }
+  return c.json(body, apiError.status as ContentfulStatusCode)
+}

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest'
+import {
+  assertScenario,
+  BUILTIN_SCENARIOS,
+  DEFAULT_SCENARIO,
+  ScenarioError,
+  validateScenario,
+} from './scenarios.js'
+
+describe('scenarios', () => {
+  it('has every built-in scenario of MOCK-CONTRACT, each valid', () => {
+    expect(BUILTIN_SCENARIOS.map((s) => s.name)).toEqual([
+      'succeed',
+      'slow',
+      'fail',
+      'json-output',
+      'file-output',
+      'url-output',
+      'needs-action',
+      'credential-leak',
+      'over-budget',
+      'partial',
+      'missing-output',
+    ])
+    for (const s of BUILTIN_SCENARIOS) expect(validateScenario(s), s.name).toEqual([])
+    expect(DEFAULT_SCENARIO).toBe('succeed')
+  })
+
+  it('scripts succeed as RUNNING at 1, a FINAL TEXT output at 4 and SUCCEEDED at 5', () => {
+    const succeed = BUILTIN_SCENARIOS.find((s) => s.name === 'succeed')!
+    expect(succeed.steps.filter((s) => s.step !== 'spend')).toMatchObject([
+      { at: 1, step: 'running' },
+      { at: 4, step: 'output', output: { type: 'TEXT' } },
+      { at: 5, step: 'succeed' },
+    ])
+  })
+
+  it('leaves slow without a terminal step and limits partial and missing-output to Runs', () => {
+    const byName = new Map(BUILTIN_SCENARIOS.map((s) => [s.name, s]))
+    expect(byName.get('slow')?.steps.some((s) => s.step === 'succeed' || s.step === 'fail')).toBe(
+      false,
+    )
+    expect(byName.get('partial')?.applies_to).toEqual(['workflow'])
+    expect(byName.get('missing-output')?.applies_to).toEqual(['workflow'])
+  })
+
+  it('reports each problem of an invalid scenario with its step', () => {
+    const problems = validateScenario({
+      name: 'Bad Name',
+      description: 'x',
+      applies_to: ['session'],
+      steps: [
+        { at: 2, step: 'succeed' },
+        { at: 1, step: 'running' },
+        { at: 3, step: 'teleport' },
+        { at: 4, step: 'spend', su: 0 },
+        { at: 5, step: 'fail', code: 'NOT_FOUND' },
+        { at: 6, step: 'output', output: { type: 'FILE', filename: 'a.txt' } },
+        { at: 7, step: 'running', extra: true },
+      ],
+    })
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('name must be lowercase'),
+        expect.stringContaining('applies_to must be'),
+        'steps[1].at (1) is earlier than the step before it (2): steps must be in time order',
+        'steps[1] comes after the terminal step at index 0',
+        expect.stringContaining('steps[2].step must be one of running, output'),
+        'steps[3].su must be a number > 0',
+        expect.stringContaining('steps[4].code must be an execution error code'),
+        'steps[5].output.mime_type must be a string',
+        'steps[5].output.content must be a string',
+        'steps[6] has an unknown field "extra"',
+      ]),
+    )
+  })
+
+  it('throws a ScenarioError naming the scenario from assertScenario', () => {
+    expect(() =>
+      assertScenario({ name: 'empty', description: '', applies_to: ['workflow'], steps: [] }),
+    ).toThrow(ScenarioError)
+    expect(() =>
+      assertScenario({ name: 'empty', description: '', applies_to: ['workflow'], steps: [] }),
+    ).toThrow(/invalid scenario "empty"/)
+  })
+})

@@ -1,0 +1,129 @@
+/**
+ * The mock's public in-process API: createMock() builds the app on a fresh (or reopened) store, for unit
+ * tests, SDK test suites and the CLI. `mock.app.request('/v1/...')` needs no socket.
+ */
+import type { Hono } from 'hono'
+import { createApp } from './app.js'
+import type { ClockMode } from './clock/clock.js'
+import type { TimerKinds } from './clock/timer-kinds.js'
+import { createDeps, type Deps, type Env } from './deps.js'
+import { fixturesView, resetWorld, type FixturesView } from './fixtures/load.js'
+import {
+  DEFAULT_WORLD_FILE,
+  readWorldFile,
+  validateWorld,
+  type FixtureWorld,
+} from './fixtures/world.js'
+import { jsonLog, silentLog, type Log } from './util/log.js'
+
+export type MockOptions = {
+  /** A fixture file path or a fixture world object; default fixtures/default-world.json. */
+  fixtures?: string | FixtureWorld
+  /** SQLite file to keep state in (reopened with its state if it exists); default in memory. */
+  db?: string
+  /** Clock mode at start; default 'manual' in process (the CLI defaults to 'realtime'). */
+  clock?: ClockMode
+  /** Allow http:// and loopback webhook endpoints (local rehearsal only). Default false. */
+  allowInsecureWebhooks?: boolean
+  /** Apply call-rate limits. Default true. */
+  rateLimits?: boolean
+  /** Seed of the id generator. Default "mock". */
+  seed?: string
+  /** true: JSON lines to stdout/stderr; a Log: that sink; default silent. */
+  log?: boolean | Log
+  /** Timer kind registry (tests register their own kinds); default the mock's own kinds. */
+  timerKinds?: TimerKinds
+  /** Scheduler runaway guard (firings per advance). */
+  loopLimit?: number
+}
+
+export type Mock = {
+  app: Hono<Env>
+  /** The app's fetch handler (for @hono/node-server or a fetch-based client). */
+  fetch: (request: Request) => Promise<Response>
+  clock: {
+    /** Current virtual time. */
+    now(): Date
+    readonly mode: ClockMode
+    /** Moves virtual time forward, firing every due timer in order; resolves with the new time. */
+    advance(seconds: number): Promise<Date>
+    setMode(mode: ClockMode): void
+  }
+  /** Back to the fixture world and its starting clock; resolves with the new time. */
+  reset(): Promise<Date>
+  /** The GET /_mock/fixtures view (projects, keys, Deployments, Workflows). */
+  fixtures(): FixturesView
+  /** Stops the realtime timer and closes the store. */
+  close(): void
+  deps: Deps
+}
+
+/** Loads the fixture option into a validated world. */
+export function resolveWorld(fixtures: MockOptions['fixtures']): {
+  world: FixtureWorld
+  source: string
+} {
+  if (fixtures === undefined)
+    return { world: readWorldFile(DEFAULT_WORLD_FILE), source: DEFAULT_WORLD_FILE }
+  if (typeof fixtures === 'string') return { world: readWorldFile(fixtures), source: fixtures }
+  return { world: validateWorld(fixtures, 'inline fixtures'), source: 'inline fixtures' }
+}
+
+/**
+ * Creates a mock in this process.
+ * @example const mock = await createMock(); await mock.clock.advance(60); await mock.app.request('/_mock/clock')
+ */
+export async function createMock(options: MockOptions = {}): Promise<Mock> {
+  const { world, source } = resolveWorld(options.fixtures)
+  const log =
+    options.log === true
+      ? jsonLog()
+      : options.log === false || !options.log
+        ? silentLog
+        : options.log
+  const deps = createDeps(
+    {
+      world,
+      worldSource: source,
+      dbPath: options.db ?? ':memory:',
+      seed: options.seed ?? 'mock',
+      allowInsecureWebhooks: options.allowInsecureWebhooks ?? false,
+      rateLimits: options.rateLimits ?? true,
+    },
+    {
+      clockMode: options.clock ?? 'manual',
+      log,
+      timerKinds: options.timerKinds,
+      loopLimit: options.loopLimit,
+    },
+  )
+  const app = createApp(deps)
+  return {
+    app,
+    fetch: async (request) => app.fetch(request),
+    clock: {
+      now: () => deps.clock.now(),
+      get mode() {
+        return deps.clock.mode
+      },
+      advance: async (seconds) => {
+        if (!(seconds > 0)) throw new RangeError(`advance needs seconds > 0, got ${seconds}`)
+        const { now } = await deps.scheduler.advanceBy(Math.round(seconds * 1000))
+        return new Date(now)
+      },
+      setMode: (mode) => deps.clock.setMode(mode),
+    },
+    reset: async () => new Date(await resetWorld(deps)),
+    fixtures: () => fixturesView(deps.db),
+    close: () => {
+      deps.scheduler.close()
+      deps.db.close()
+    },
+    deps,
+  }
+}
+
+export type { ClockMode } from './clock/clock.js'
+export type { Deps, Env } from './deps.js'
+export type { FixtureWorld } from './fixtures/world.js'
+export type { FixturesView } from './fixtures/load.js'

@@ -1,0 +1,109 @@
+/**
+ * The CLI: `npm start -- [--port n] [--host h] [--clock manual|realtime] [--db file] [--fixtures file]
+ * [--allow-insecure-webhooks] [--no-rate-limits] [--quiet]`. Serves the mock with @hono/node-server.
+ */
+import { parseArgs } from 'node:util'
+import { serve } from '@hono/node-server'
+import { CLOCK_MODES, type ClockMode } from './clock/clock.js'
+import { createMock } from './index.js'
+
+const USAGE = `usage: npm start -- [options]
+  --port <n>                  port (default: $PORT or 4010)
+  --host <host>               address to listen on (default 127.0.0.1)
+  --clock manual|realtime     virtual clock mode at start (default realtime)
+  --db <file>                 keep state in this SQLite file (default: in memory)
+  --fixtures <file>           fixture world to load (default fixtures/default-world.json)
+  --allow-insecure-webhooks   allow http:// and loopback webhook endpoints (local rehearsal only)
+  --no-rate-limits            do not apply call-rate limits
+  --quiet                     no request log
+  --help                      this text`
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n${USAGE}\n`)
+  process.exit(2)
+}
+
+async function main(): Promise<void> {
+  let values
+  try {
+    ;({ values } = parseArgs({
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string', default: '127.0.0.1' },
+        clock: { type: 'string', default: 'realtime' },
+        db: { type: 'string' },
+        fixtures: { type: 'string' },
+        'allow-insecure-webhooks': { type: 'boolean', default: false },
+        'no-rate-limits': { type: 'boolean', default: false },
+        quiet: { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    }))
+  } catch (error) {
+    fail(error instanceof Error ? error.message : String(error))
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`)
+    return
+  }
+  const portText = values.port ?? process.env.PORT ?? '4010'
+  const port = Number(portText)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`invalid port "${portText}"`)
+  if (!(CLOCK_MODES as readonly string[]).includes(values.clock))
+    fail(`invalid --clock "${values.clock}"`)
+
+  let mock
+  try {
+    mock = await createMock({
+      fixtures: values.fixtures,
+      db: values.db,
+      clock: values.clock as ClockMode,
+      allowInsecureWebhooks: values['allow-insecure-webhooks'],
+      rateLimits: !values['no-rate-limits'],
+      log: !values.quiet,
+    })
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`)
+    process.exit(1)
+  }
+  const started = mock
+
+  const server = serve({ fetch: started.fetch, port, hostname: values.host }, (info) => {
+    const lines = [`listening on http://${values.host}:${info.port}`]
+    lines.push(
+      `clock ${started.clock.mode} at ${started.clock.now().toISOString()}; state ${values.db ?? 'in memory'}`,
+    )
+    for (const p of started.fixtures().projects) {
+      lines.push(`  project ${p.name} ${p.id}${p.approved ? '' : ' (not approved)'}`)
+      for (const k of p.api_keys)
+        lines.push(
+          `    key ${k.key}  ${k.scopes.length} scopes, ${k.deployment_ids.length} deployments`,
+        )
+    }
+    process.stdout.write(`${lines.join('\n')}\n`)
+  })
+  server.on('error', (error) => {
+    process.stderr.write(`cannot listen: ${error.message}\n`)
+    started.close()
+    process.exit(1)
+  })
+
+  let stopping = false
+  const stop = (signal: string) => {
+    if (stopping) return
+    stopping = true
+    process.stdout.write(`${signal}: stopping\n`)
+    server.close(() => {
+      started.close()
+      process.exit(0)
+    })
+    // Open keep-alive and streaming connections must not hold the exit.
+    if ('closeAllConnections' in server) server.closeAllConnections()
+  }
+  process.on('SIGINT', () => stop('SIGINT'))
+  process.on('SIGTERM', () => stop('SIGTERM'))
+}
+
+await main()

@@ -1,0 +1,35 @@
+/**
+ * One structured JSON line per request: method, route pattern (never the raw URL: a query string may carry
+ * a download token), status, request_id and duration_ms. Never keys, tokens or bodies.
+ */
+import type { Context, MiddlewareHandler } from 'hono'
+import { matchedRoutes } from 'hono/route'
+import { monotonicMs } from '../clock/clock.js'
+import type { Env } from '../deps.js'
+
+/** The route pattern of the handler that answered, or null when no route matched. */
+function routePattern(c: Context<Env>): string | null {
+  const routes = matchedRoutes(c)
+  for (let i = routes.length - 1; i >= 0; i--) {
+    const r = routes[i]!
+    if (r.method !== 'ALL') return r.path
+  }
+  return null
+}
+
+export function logger(): MiddlewareHandler<Env> {
+  return async function loggerMiddleware(c, next) {
+    const start = monotonicMs()
+    try {
+      await next()
+    } finally {
+      c.var.deps.log.info('request', {
+        method: c.req.method,
+        route: routePattern(c),
+        status: c.res.status,
+        request_id: c.var.requestId,
+        duration_ms: Math.round((monotonicMs() - start) * 100) / 100,
+      })
+    }
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Opens the SQLite store (better-sqlite3: ":memory:" by default, a file with --db), applies the numbered
+ * migrations of mock/store/schema/*.sql in file-name order, caches prepared statements and runs transactions.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import Database from 'better-sqlite3'
+
+/** A prepared statement; rows come back as plain objects (cast to the module's row type). */
+export type Statement = Database.Statement<unknown[], unknown>
+
+export interface Db {
+  /** The underlying connection, for the rare case a module needs it (pragma, backup). */
+  readonly raw: Database.Database
+  /** ":memory:" or the file path. */
+  readonly path: string
+  /** A cached prepared statement: the same SQL text is compiled once per connection. */
+  stmt(sql: string): Statement
+  /** Runs fn in one transaction (a savepoint when nested) and returns its result; throws roll back. */
+  tx<T>(fn: () => T): T
+  /** Names of the tables holding world state (every table but the migration ledger). */
+  worldTables(): string[]
+  close(): void
+}
+
+const SCHEMA_DIR = fileURLToPath(new URL('./schema/', import.meta.url))
+const MIGRATIONS_TABLE = 'schema_migrations'
+
+/** Opens (and migrates) the store at path; ":memory:" keeps everything in memory. */
+export function openDb(path = ':memory:', schemaDir = SCHEMA_DIR): Db {
+  const raw = new Database(path)
+  if (path !== ':memory:') {
+    raw.pragma('journal_mode = WAL')
+    raw.pragma('synchronous = NORMAL')
+  }
+  raw.pragma('foreign_keys = ON')
+  raw.pragma('busy_timeout = 5000')
+  migrate(raw, schemaDir)
+
+  const cache = new Map<string, Statement>()
+  const stmt = (sql: string): Statement => {
+    let s = cache.get(sql)
+    if (!s) {
+      s = raw.prepare(sql)
+      cache.set(sql, s)
+    }
+    return s
+  }
+  return {
+    raw,
+    path,
+    stmt,
+    tx: <T>(fn: () => T): T => raw.transaction(fn)(),
+    worldTables: () =>
+      (
+        stmt(
+          `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != '${MIGRATIONS_TABLE}' ORDER BY name`,
+        ).all() as { name: string }[]
+      ).map((r) => r.name),
+    close: () => {
+      if (raw.open) raw.close()
+    },
+  }
+}
+
+/** Applies every schema file not yet recorded in schema_migrations, each in its own transaction. */
+function migrate(raw: Database.Database, schemaDir: string): void {
+  raw.exec(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (name TEXT PRIMARY KEY) WITHOUT ROWID`)
+  const applied = new Set(
+    (raw.prepare(`SELECT name FROM ${MIGRATIONS_TABLE}`).all() as { name: string }[]).map(
+      (r) => r.name,
+    ),
+  )
+  const files = readdirSync(schemaDir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
+  for (const file of files) {
+    if (applied.has(file)) continue
+    const sql = readFileSync(`${schemaDir}/${file}`, 'utf8')
+    raw.transaction(() => {
+      raw.exec(sql)
+      raw.prepare(`INSERT INTO ${MIGRATIONS_TABLE} (name) VALUES (?)`).run(file)
+    })()
+  }
+}

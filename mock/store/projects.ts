@@ -1,0 +1,104 @@
+/**
+ * Projects and API keys: prepared statements and row <-> domain mapping. A key is looked up by its secret
+ * string (primary key), so authentication stays O(1) in the number of keys.
+ */
+import type { Db } from './db.js'
+
+export type Project = {
+  id: string
+  name: string
+  approved: boolean
+  owner_token: string
+  su_balance: number
+  daily_budget_su: number
+  monthly_budget_su: number
+  storage_limit_bytes: number
+}
+
+export type ApiKey = {
+  key: string
+  project_id: string
+  name: string
+  scopes: string[]
+  deployment_ids: string[]
+  /** ms since the epoch, or null for a key that never expires. */
+  expires_at: number | null
+  revoked: boolean
+  /** Lower per-key call-rate limits; null means the document's default. */
+  accept_per_minute: number | null
+  read_per_minute: number | null
+}
+
+type ProjectRow = Omit<Project, 'approved'> & { approved: number; position: number }
+type ApiKeyRow = Omit<ApiKey, 'scopes' | 'deployment_ids' | 'revoked'> & {
+  scopes_json: string
+  deployment_ids_json: string
+  revoked: number
+  position: number
+}
+
+const toProject = ({ position: _, ...r }: ProjectRow): Project => ({
+  ...r,
+  approved: r.approved === 1,
+})
+
+const toApiKey = ({ position: _, scopes_json, deployment_ids_json, ...r }: ApiKeyRow): ApiKey => ({
+  ...r,
+  scopes: JSON.parse(scopes_json) as string[],
+  deployment_ids: JSON.parse(deployment_ids_json) as string[],
+  revoked: r.revoked === 1,
+})
+
+export function insertProject(db: Db, p: Project, position: number): void {
+  db.stmt(
+    `INSERT INTO projects (id, position, name, approved, owner_token, su_balance, daily_budget_su, monthly_budget_su, storage_limit_bytes)
+     VALUES (@id, @position, @name, @approved, @owner_token, @su_balance, @daily_budget_su, @monthly_budget_su, @storage_limit_bytes)`,
+  ).run({ ...p, position, approved: p.approved ? 1 : 0 })
+}
+
+export function getProject(db: Db, id: string): Project | undefined {
+  const row = db.stmt('SELECT * FROM projects WHERE id = ?').get(id) as ProjectRow | undefined
+  return row && toProject(row)
+}
+
+export function getProjectByOwnerToken(db: Db, token: string): Project | undefined {
+  const row = db.stmt('SELECT * FROM projects WHERE owner_token = ?').get(token) as
+    ProjectRow | undefined
+  return row && toProject(row)
+}
+
+/** Every project in fixture order (control API only: the fixture world is small). */
+export function listProjects(db: Db): Project[] {
+  return (db.stmt('SELECT * FROM projects ORDER BY position').all() as ProjectRow[]).map(toProject)
+}
+
+export function insertApiKey(db: Db, k: ApiKey, position: number): void {
+  db.stmt(
+    `INSERT INTO api_keys (key, position, project_id, name, scopes_json, deployment_ids_json, expires_at, revoked, accept_per_minute, read_per_minute)
+     VALUES (@key, @position, @project_id, @name, @scopes_json, @deployment_ids_json, @expires_at, @revoked, @accept_per_minute, @read_per_minute)`,
+  ).run({
+    key: k.key,
+    position,
+    project_id: k.project_id,
+    name: k.name,
+    scopes_json: JSON.stringify(k.scopes),
+    deployment_ids_json: JSON.stringify(k.deployment_ids),
+    expires_at: k.expires_at,
+    revoked: k.revoked ? 1 : 0,
+    accept_per_minute: k.accept_per_minute,
+    read_per_minute: k.read_per_minute,
+  })
+}
+
+export function getApiKey(db: Db, key: string): ApiKey | undefined {
+  const row = db.stmt('SELECT * FROM api_keys WHERE key = ?').get(key) as ApiKeyRow | undefined
+  return row && toApiKey(row)
+}
+
+export function listApiKeys(db: Db, projectId: string): ApiKey[] {
+  return (
+    db
+      .stmt('SELECT * FROM api_keys WHERE project_id = ? ORDER BY position')
+      .all(projectId) as ApiKeyRow[]
+  ).map(toApiKey)
+}

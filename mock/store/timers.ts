@@ -1,0 +1,59 @@
+/**
+ * The timers table: durable timer rows in total order (due_at, seq). Every query is an index lookup.
+ */
+import type { Db } from './db.js'
+
+export type TimerRow = {
+  id: string
+  due_at: number
+  seq: number
+  kind: string
+  payload_json: string
+  subject: string | null
+}
+
+/** Inserts a timer; seq is one more than the largest seq pending, so it sorts after every existing timer. */
+export function insertTimer(db: Db, t: Omit<TimerRow, 'seq'>): TimerRow {
+  const { next } = db.stmt('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM timers').get() as {
+    next: number
+  }
+  const row = { ...t, seq: next }
+  db.stmt(
+    'INSERT INTO timers (id, due_at, seq, kind, payload_json, subject) VALUES (@id, @due_at, @seq, @kind, @payload_json, @subject)',
+  ).run(row)
+  return row
+}
+
+/** Deletes one timer; true when it existed. */
+export function deleteTimer(db: Db, id: string): boolean {
+  return db.stmt('DELETE FROM timers WHERE id = ?').run(id).changes > 0
+}
+
+/** Deletes the timers of a subject (optionally of one kind); returns how many. */
+export function deleteTimersOf(db: Db, subject: string, kind?: string): number {
+  return kind === undefined
+    ? db.stmt('DELETE FROM timers WHERE subject = ?').run(subject).changes
+    : db.stmt('DELETE FROM timers WHERE subject = ? AND kind = ?').run(subject, kind).changes
+}
+
+/** The first timer in (due_at, seq) order, if any. */
+export function firstTimer(db: Db): TimerRow | undefined {
+  return db.stmt('SELECT * FROM timers ORDER BY due_at, seq LIMIT 1').get() as TimerRow | undefined
+}
+
+/** The first timer due at or before targetMs, in (due_at, seq) order. */
+export function firstDueTimer(db: Db, targetMs: number): TimerRow | undefined {
+  return db
+    .stmt('SELECT * FROM timers WHERE due_at <= ? ORDER BY due_at, seq LIMIT 1')
+    .get(targetMs) as TimerRow | undefined
+}
+
+/** One timer by id. */
+export function getTimer(db: Db, id: string): TimerRow | undefined {
+  return db.stmt('SELECT * FROM timers WHERE id = ?').get(id) as TimerRow | undefined
+}
+
+/** How many timers are pending. */
+export function countTimers(db: Db): number {
+  return (db.stmt('SELECT COUNT(*) AS n FROM timers').get() as { n: number }).n
+}

@@ -1,0 +1,82 @@
+/**
+ * Seeded id generator: UUID v4-shaped ids, request ids and opaque tokens, the mock's only source of
+ * randomness. Deterministic for a seed on a fresh store; every process start on a kept store (--db) and every
+ * world reset starts a new sequence, so ids never repeat within one store.
+ */
+import { createHash } from 'node:crypto'
+
+/**
+ * Persisted generator state: epoch (world resets so far) and boot (process starts on this store). Ids are
+ * hashes of (seed, epoch, boot, counter); the counter lives in memory only, so nothing is written per id and
+ * a rolled-back transaction cannot make the store forget ids already handed out.
+ */
+export type IdsState = { epoch: number; boot: number }
+
+export interface IdsStore {
+  load(): IdsState | undefined
+  save(state: IdsState): void
+}
+
+export class Ids {
+  private epoch: number
+  private boot: number
+  private counter = 0
+
+  /** Call outside any transaction: a kept store's boot count is incremented and saved at once. */
+  constructor(
+    private readonly store: IdsStore,
+    private readonly seed: string,
+  ) {
+    const saved = store.load()
+    this.epoch = saved?.epoch ?? 0
+    this.boot = saved ? saved.boot + 1 : 0
+    this.persist()
+  }
+
+  /** A UUID v4-shaped id (version nibble 4, variant 10xx). */
+  uuid(): string {
+    const b = this.next()
+    b[6] = (b[6]! & 0x0f) | 0x40
+    b[8] = (b[8]! & 0x3f) | 0x80
+    const h = b.subarray(0, 16).toString('hex')
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`
+  }
+
+  /** A request id for X-Request-Id and error.request_id: "req_" and 24 hex characters. */
+  requestId(): string {
+    return `req_${this.next().subarray(0, 12).toString('hex')}`
+  }
+
+  /** An opaque URL-safe token (download tokens, webhook secrets) of `bytes` random bytes (at most 32). */
+  token(bytes = 24): string {
+    return this.next().subarray(0, Math.min(bytes, 32)).toString('base64url')
+  }
+
+  /** Starts a new epoch at counter 0 (world reset). */
+  reset(): void {
+    this.epoch += 1
+    this.counter = 0
+    this.persist()
+  }
+
+  /** Saves the current state (also after the world's tables were wiped). */
+  persist(): void {
+    this.store.save({ epoch: this.epoch, boot: this.boot })
+  }
+
+  private next(): Buffer {
+    const n = this.counter++
+    return createHash('sha256').update(`${this.seed}:${this.epoch}:${this.boot}:${n}`).digest()
+  }
+}
+
+/** An IdsStore in memory, for unit tests. */
+export function memoryIdsStore(): IdsStore {
+  let state: IdsState | undefined
+  return {
+    load: () => state,
+    save: (s) => {
+      state = s
+    },
+  }
+}
