@@ -11,6 +11,7 @@ import { openDb, type Db } from './store/db.js'
 import { getMetaJson, setMetaJson } from './store/meta.js'
 import { Ids, type IdsState } from './util/ids.js'
 import type { Log } from './util/log.js'
+import type { OperationSpec } from './http/operations.js'
 
 /** Process-wide settings from the CLI flags or createMock options. */
 export type MockConfig = {
@@ -45,10 +46,29 @@ export type AuthInfo = {
   deploymentIds: readonly string[]
 }
 
+/** The parsed and validated request of a documented operation (mock/http/route.ts). */
+export type RequestInput = {
+  /** The JSON body, or {} for an absent EmptyInput body. */
+  body: unknown
+  /** Query parameters, coerced to their documented types. */
+  query: Record<string, unknown>
+  /** The one `file` part of a multipart upload. */
+  upload?: { filename: string; mimeType: string; bytes: Uint8Array }
+  /** The Idempotency-Key header of an idempotent operation. */
+  idempotencyKey?: string
+  /** When a new receipt stops answering (ISO 8601): handlers put it in idempotency_expires_at. */
+  idempotencyExpiresAt?: string
+}
+
 export type Variables = {
   deps: Deps
   requestId: string
   auth?: AuthInfo
+  /** The documented operation being served (set by route()). */
+  op?: OperationSpec
+  input?: RequestInput
+  /** The project of an owner-token (management) request. */
+  ownerProjectId?: string
 }
 
 /** The Hono Env of every app and sub-app of the mock. */

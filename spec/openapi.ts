@@ -43,8 +43,11 @@ export class SpecAjv {
   readonly ajv: Ajv2020
   private readonly compiled = new Map<string, ValidateFunction>()
 
-  constructor(readonly doc: OpenApiDocument = loadOpenApi()) {
-    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false })
+  constructor(
+    readonly doc: OpenApiDocument = loadOpenApi(),
+    options: { coerceTypes?: boolean } = {},
+  ) {
+    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, ...options })
     addFormats(this.ajv)
     this.ajv.addFormat('binary', true)
     this.ajv.addFormat('byte', true)

@@ -1,11 +1,14 @@
 /**
- * The /v1 interface (API-key authenticated). Empty for now: the resource route modules (deployments,
- * sessions, files, artifacts, workflows, runs, usage, works) are mounted here as they arrive.
+ * The /v1 interface (API-key authenticated): each resource family registers its documented operations here
+ * through route() (mock/http/route.ts).
  */
 import { Hono } from 'hono'
 import type { Env } from '../deps.js'
+import { deploymentRoutes } from './deployments.js'
 
 /** A fresh /v1 sub-app, mounted by createApp at /v1. */
 export function v1Routes(): Hono<Env> {
-  return new Hono<Env>()
+  const app = new Hono<Env>()
+  deploymentRoutes(app)
+  return app
 }

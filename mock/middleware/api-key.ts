@@ -1,0 +1,52 @@
+/**
+ * API-key authentication of /v1 (Authentication 1, 3, 5): `Authorization: Bearer <key>`; a missing, malformed,
+ * unknown, revoked or expired key is 401 INVALID_API_KEY; a Project not approved for the private beta sees
+ * 404 NOT_FOUND on every path; requireScopes() answers 403 INSUFFICIENT_SCOPE.
+ */
+import type { MiddlewareHandler } from 'hono'
+import type { Env } from '../deps.js'
+import { ApiError } from '../errors.js'
+import { getApiKey, getProject } from '../store/projects.js'
+
+/** `Bearer <token>` with one space-free token, else undefined. */
+export function bearerToken(header: string | undefined): string | undefined {
+  const m = /^Bearer ([\x21-\x7e]+)$/.exec(header ?? '')
+  return m?.[1]
+}
+
+export const authenticateApiKey = (): MiddlewareHandler<Env> =>
+  async function authenticateApiKey(c, next) {
+    const { db, clock } = c.var.deps
+    const token = bearerToken(c.req.header('Authorization'))
+    const key = token === undefined ? undefined : getApiKey(db, token)
+    // AUTH-001, AUTH-006, AUTH-007: every key problem is the same 401.
+    if (!key || key.revoked || (key.expires_at !== null && key.expires_at <= clock.nowMs())) {
+      throw new ApiError('INVALID_API_KEY', {
+        message: 'The API key is missing, malformed, revoked or expired.',
+      })
+    }
+    // SVC: a Project not approved for the private beta sees 404 on every /v1 path.
+    if (!getProject(db, key.project_id)?.approved) throw new ApiError('NOT_FOUND')
+    c.set('auth', {
+      projectId: key.project_id,
+      key: key.key,
+      scopes: key.scopes,
+      deploymentIds: key.deployment_ids,
+    })
+    await next()
+  }
+
+/** Every scope of one of the alternatives must be held (`[[]]`: any valid key). */
+export const requireScopes = (alternatives: string[][]): MiddlewareHandler<Env> =>
+  async function requireScopes(c, next) {
+    const held = c.var.auth?.scopes ?? []
+    const ok =
+      alternatives.length === 0 || alternatives.some((all) => all.every((s) => held.includes(s)))
+    if (!ok) {
+      throw new ApiError('INSUFFICIENT_SCOPE', {
+        message: `The key lacks the scope this operation needs (${alternatives.map((a) => a.join(' and ')).join(' or ')}).`,
+        details: { required_scopes: alternatives },
+      })
+    }
+    await next()
+  }

@@ -1,0 +1,64 @@
+/**
+ * Call-rate limits on the virtual clock (Limits > Call rates): each request of an operation's class is counted
+ * per key, per Project and per Deployment (when the request names one); the first full counter answers
+ * 429 RATE_LIMITED with Retry-After and details.reset_at. Off with --no-rate-limits.
+ */
+import type { Context, MiddlewareHandler } from 'hono'
+import type { Env } from '../deps.js'
+import { decide, effectiveLimit, type RateClass, type RateScope } from '../domain/rate-limits.js'
+import { ApiError } from '../errors.js'
+import { getDeployment } from '../store/deployments.js'
+import { getApiKey } from '../store/projects.js'
+import { getRateWindow, putRateWindow } from '../store/rate-windows.js'
+
+/** Finds the Deployment a request is about (path deployment_id; later features add Session lookups). */
+export type DeploymentResolver = (c: Context<Env>) => string | undefined
+const resolvers: DeploymentResolver[] = [(c) => c.req.param('deployment_id')]
+
+/** Lets a feature say which Deployment its requests count against (e.g. a Session's Deployment). */
+export const addDeploymentResolver = (r: DeploymentResolver): void => {
+  resolvers.push(r)
+}
+
+export const rateLimit = (cls: RateClass): MiddlewareHandler<Env> =>
+  async function rateLimit(c, next) {
+    const { db, clock, config } = c.var.deps
+    const auth = c.var.auth
+    if (!config.rateLimits || !auth) return next()
+    const key = getApiKey(db, auth.key)
+    const perMinute = `${cls}_per_minute` as const
+    const scopes: RateScope[] = [
+      { id: `key:${auth.key}:${cls}`, limit: effectiveLimit(cls, key?.[perMinute]) },
+      { id: `project:${auth.projectId}:${cls}`, limit: effectiveLimit(cls) },
+    ]
+    const deploymentId = resolvers.map((r) => r(c)).find((id) => id !== undefined)
+    const deployment = deploymentId ? getDeployment(db, deploymentId) : undefined
+    if (deployment && deployment.project_id === auth.projectId) {
+      scopes.push({
+        id: `deployment:${deployment.id}:${cls}`,
+        limit: effectiveLimit(cls, deployment.rate_limits[perMinute]),
+      })
+    }
+    const nowMs = clock.nowMs()
+    const decision = db.tx(() => {
+      const d = decide(
+        scopes.map((scope) => ({ scope, window: getRateWindow(db, scope.id) })),
+        nowMs,
+      )
+      if (d.allowed) for (const { id, window } of d.windows) putRateWindow(db, id, window)
+      return d
+    })
+    if (!decision.allowed) {
+      throw new ApiError('RATE_LIMITED', {
+        message: `Call rate exceeded: ${decision.limit} ${cls} requests per minute.`,
+        retryAfterS: Math.max(1, Math.ceil((decision.resetAtMs - nowMs) / 1000)),
+        details: {
+          reset_at: new Date(decision.resetAtMs).toISOString(),
+          limit: decision.limit,
+          rate_class: cls,
+          scope: decision.scope.split(':')[0],
+        },
+      })
+    }
+    await next()
+  }

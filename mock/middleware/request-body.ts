@@ -1,0 +1,124 @@
+/**
+ * Reads the request body of a documented operation (Endpoints; Limits > Sizes and counts): JSON bodies are
+ * uncompressed application/json of at most 64 KiB (415 UNSUPPORTED_MEDIA_TYPE, 413 INPUT_TOO_LARGE, 400
+ * INVALID_INPUT when unparseable); uploads are uncompressed multipart/form-data with exactly one part named
+ * `file` (422 INVALID_INPUT otherwise) of at most 20 MiB (413 FILE_TOO_LARGE). The result is c.var.input.
+ */
+import type { MiddlewareHandler } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
+import type { Env, RequestInput } from '../deps.js'
+import { MAX_FILE_BYTES } from '../domain/file-rules.js'
+import { ApiError } from '../errors.js'
+import type { OperationSpec } from '../http/operations.js'
+
+/** JSON request bodies are at most 64 KiB. */
+export const MAX_JSON_BYTES = 64 * 1024
+/** Room for the multipart envelope around a 20 MiB file. */
+const MULTIPART_OVERHEAD = 64 * 1024
+
+const refuseCompressed = (encoding: string | undefined) => {
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', {
+      message: 'Request bodies must not be compressed.',
+      details: { content_encoding: encoding },
+    })
+  }
+}
+
+const mediaTypeOf = (header: string | undefined) =>
+  (header ?? '').split(';')[0]!.trim().toLowerCase()
+
+export const readBody = (op: OperationSpec): MiddlewareHandler<Env>[] => {
+  if (op.body?.mediaType === 'multipart/form-data') {
+    return [
+      async function refuseCompressedUpload(c, next) {
+        refuseCompressed(c.req.header('Content-Encoding'))
+        await next()
+      },
+      bodyLimit({
+        maxSize: MAX_FILE_BYTES + MULTIPART_OVERHEAD,
+        onError: () => {
+          throw new ApiError('FILE_TOO_LARGE', { message: 'Uploaded files are at most 20 MiB.' })
+        },
+      }),
+      async function readUpload(c, next) {
+        if (mediaTypeOf(c.req.header('Content-Type')) !== 'multipart/form-data') {
+          throw new ApiError('UNSUPPORTED_MEDIA_TYPE', {
+            message: 'Uploads are multipart/form-data with one part named file.',
+          })
+        }
+        let form: Record<string, unknown>
+        try {
+          form = (await c.req.parseBody({ all: true })) as Record<string, unknown>
+        } catch {
+          throw new ApiError('INVALID_INPUT', {
+            status: 400,
+            message: 'The multipart body is malformed.',
+          })
+        }
+        const names = Object.keys(form)
+        const file = form.file
+        if (names.length !== 1 || !(file instanceof File)) {
+          throw new ApiError('INVALID_INPUT', {
+            status: 422,
+            message: 'An upload has exactly one part, named file, holding one file.',
+            details: { parts: names },
+          })
+        }
+        if (file.size > MAX_FILE_BYTES)
+          throw new ApiError('FILE_TOO_LARGE', { message: 'Uploaded files are at most 20 MiB.' })
+        const input: RequestInput = {
+          body: undefined,
+          query: {},
+          upload: {
+            filename: file.name,
+            mimeType: file.type,
+            bytes: new Uint8Array(await file.arrayBuffer()),
+          },
+        }
+        c.set('input', input)
+        await next()
+      },
+    ]
+  }
+  return [
+    async function refuseCompressedJson(c, next) {
+      if (op.body) refuseCompressed(c.req.header('Content-Encoding'))
+      await next()
+    },
+    bodyLimit({
+      maxSize: MAX_JSON_BYTES,
+      onError: () => {
+        throw new ApiError('INPUT_TOO_LARGE', {
+          message: 'JSON request bodies are at most 64 KiB.',
+        })
+      },
+    }),
+    async function readJson(c, next) {
+      let body: unknown
+      if (op.body) {
+        const text = await c.req.text()
+        if (text.length === 0) {
+          body = undefined
+        } else {
+          const type = mediaTypeOf(c.req.header('Content-Type'))
+          if (type !== 'application/json' && !type.endsWith('+json')) {
+            throw new ApiError('UNSUPPORTED_MEDIA_TYPE', {
+              message: 'Request bodies are JSON (Content-Type: application/json).',
+            })
+          }
+          try {
+            body = JSON.parse(text)
+          } catch {
+            throw new ApiError('INVALID_INPUT', {
+              status: 400,
+              message: 'The request body is not valid JSON.',
+            })
+          }
+        }
+      }
+      c.set('input', { body, query: {} })
+      await next()
+    },
+  ]
+}

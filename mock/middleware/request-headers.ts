@@ -1,0 +1,36 @@
+/**
+ * Header and parameter rules common to /v1 requests: delegated-access headers or query parameters are refused
+ * with 403 ACTING_FORBIDDEN (their names come from the spec's x-delegated-access, an assumed list), and a
+ * malformed X-Correlation-Id is 400 INVALID_CORRELATION_ID (its format comes from the spec's CorrelationId
+ * parameter, also assumed).
+ */
+import type { MiddlewareHandler } from 'hono'
+import { SpecAjv, loadOpenApi } from '../../spec/index.js'
+import type { Env } from '../deps.js'
+import { ApiError } from '../errors.js'
+import { delegatedAccessNames } from '../http/operations.js'
+
+const delegated = delegatedAccessNames()
+const correlationId = new SpecAjv(loadOpenApi()).at('#/components/parameters/CorrelationId/schema')
+
+export const refuseDelegatedAccess = (): MiddlewareHandler<Env> =>
+  async function refuseDelegatedAccess(c, next) {
+    const header = delegated.headers.find((h) => c.req.header(h) !== undefined)
+    const query = delegated.query.find((q) => c.req.query(q) !== undefined)
+    if (header || query) {
+      throw new ApiError('ACTING_FORBIDDEN', {
+        message: 'Delegated access is not allowed: a key acts only for its own Project.',
+        details: header ? { header } : { parameter: query },
+      })
+    }
+    await next()
+  }
+
+export const checkCorrelationId = (): MiddlewareHandler<Env> =>
+  async function checkCorrelationId(c, next) {
+    const value = c.req.header('X-Correlation-Id')
+    if (value !== undefined && !correlationId(value)) {
+      throw new ApiError('INVALID_CORRELATION_ID', { message: 'X-Correlation-Id is malformed.' })
+    }
+    await next()
+  }

@@ -1,0 +1,117 @@
+/**
+ * Request validation driven by spec/openapi.yaml: the schemas are compiled once with ajv and nothing here
+ * re-types a field rule. Idempotency-Key must be 1-256 bytes (422 INVALID_IDEMPOTENCY_KEY); a body that breaks
+ * its schema is 422 INVALID_INPUT, or 422 LIMIT_OUT_OF_RANGE when only `limits` values are out of range
+ * (never lowered); a query value that breaks its schema is 422 INVALID_INPUT, a malformed cursor 400
+ * INVALID_CURSOR. An absent body of an EmptyInput operation counts as {}.
+ */
+import type { ErrorObject } from 'ajv'
+import type { MiddlewareHandler } from 'hono'
+import { SpecAjv, loadOpenApi } from '../../spec/index.js'
+import type { Env } from '../deps.js'
+import { ApiError } from '../errors.js'
+import type { OperationSpec } from '../http/operations.js'
+
+const doc = loadOpenApi()
+const bodies = new SpecAjv(doc)
+const queries = new SpecAjv(doc, { coerceTypes: true })
+
+const RANGE_KEYWORDS = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'])
+
+/** The JSON schema object at a pointer of the document (to see whether a body is EmptyInput). */
+const schemaAt = (pointer: string): Record<string, unknown> =>
+  pointer
+    .slice(2)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce<unknown>((acc, k) => (acc as Record<string, unknown>)[k], doc) as Record<
+    string,
+    unknown
+  >
+
+/** Readable problems for error.details: field (JSON pointer) and what is wrong. */
+const problems = (errors: ErrorObject[] | null | undefined) =>
+  (errors ?? []).slice(0, 20).map((e) => ({
+    field: e.instancePath || '/',
+    problem:
+      e.keyword === 'additionalProperties'
+        ? `undeclared field ${String(e.params.additionalProperty)}`
+        : (e.message ?? e.keyword),
+  }))
+
+/** Idempotency-Key: present and 1 to 256 bytes (IDEM, EP rules). */
+export const requireIdempotencyKey = (): MiddlewareHandler<Env> =>
+  async function requireIdempotencyKey(c, next) {
+    const key = c.req.header('Idempotency-Key')
+    const bytes = key === undefined ? 0 : Buffer.byteLength(key, 'utf8')
+    if (key === undefined || bytes < 1 || bytes > 256) {
+      throw new ApiError('INVALID_IDEMPOTENCY_KEY', { details: { bytes } })
+    }
+    c.set('input', { ...(c.var.input ?? { body: undefined, query: {} }), idempotencyKey: key })
+    await next()
+  }
+
+export const validateRequest = (op: OperationSpec): MiddlewareHandler<Env> => {
+  const validateBody =
+    op.body?.mediaType === 'application/json' ? bodies.at(op.body.pointer) : undefined
+  const emptyInput = op.body
+    ? schemaAt(op.body.pointer).$ref === '#/components/schemas/EmptyInput'
+    : false
+  const validateQuery = op.query.map((p) => ({ ...p, validate: queries.at(p.pointer) }))
+  return async function validateRequestMiddleware(c, next) {
+    const input = c.var.input ?? { body: undefined, query: {} }
+    const query: Record<string, unknown> = {}
+    for (const p of validateQuery) {
+      const raw = c.req.query(p.name)
+      if (raw === undefined) continue
+      // ajv coerces a root scalar only for the check; coerceScalar gives the typed value back.
+      if (!p.validate(raw)) {
+        if (p.name === 'after')
+          throw new ApiError('INVALID_CURSOR', { details: { parameter: p.name } })
+        throw new ApiError('INVALID_INPUT', {
+          status: 422,
+          message: `Query parameter ${p.name} is out of range or malformed.`,
+          details: { parameter: p.name, errors: problems(p.validate.errors) },
+        })
+      }
+      query[p.name] = coerceScalar(raw, schemaAt(p.pointer))
+    }
+    let body = input.body
+    if (validateBody) {
+      if (body === undefined && emptyInput) body = {}
+      if (body === undefined) {
+        throw new ApiError('INVALID_INPUT', {
+          status: 422,
+          message: 'This operation needs a JSON body.',
+        })
+      }
+      if (!validateBody(body)) {
+        const errors = validateBody.errors ?? []
+        const onlyLimits =
+          errors.length > 0 &&
+          errors.every(
+            (e) => e.instancePath.startsWith('/limits/') && RANGE_KEYWORDS.has(e.keyword),
+          )
+        if (onlyLimits) {
+          throw new ApiError('LIMIT_OUT_OF_RANGE', {
+            message:
+              'A limits value is outside its documented range; it is never lowered silently.',
+            details: { errors: problems(errors) },
+          })
+        }
+        throw new ApiError('INVALID_INPUT', {
+          status: 422,
+          message: 'The request body does not match its schema (undeclared fields are refused).',
+          details: { errors: problems(errors) },
+        })
+      }
+    }
+    c.set('input', { ...input, body, query })
+    await next()
+  }
+}
+
+/** The typed value of a valid query string for its schema (integer or number; else the string). */
+function coerceScalar(raw: string, schema: Record<string, unknown>): unknown {
+  return schema.type === 'integer' || schema.type === 'number' ? Number(raw) : raw
+}
