@@ -4,6 +4,7 @@
  */
 import type { Deps } from '../deps.js'
 import type { TimerRow } from '../store/timers.js'
+import { registerExecutionTimers } from '../execution/executor.js'
 
 /** A dotted lowercase name: at least two segments of [a-z0-9_-], starting with a letter. */
 export type TimerKind = string
@@ -55,5 +56,7 @@ export class TimerKinds {
  * (turn.step, idempotency.expire, retention.expire, webhook.attempt).
  */
 export function createTimerKinds(): TimerKinds {
-  return new TimerKinds()
+  const kinds = new TimerKinds()
+  registerExecutionTimers(kinds)
+  return kinds
 }

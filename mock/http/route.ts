@@ -77,11 +77,25 @@ export function pipeline(op: OperationSpec): MiddlewareHandler<Env>[] {
   return chain
 }
 
+export type RouteOptions = {
+  /**
+   * Asynchronous work after the pipeline and before the handler (an idempotent handler is synchronous and runs
+   * inside the receipt transaction), e.g. inspecting an upload's bytes. It may throw an ApiError.
+   */
+  prepare?: (c: Context<Env>) => Promise<void>
+}
+
 /** Registers the operation on a sub-app mounted at /v1 or /api/runtime. */
-export function route(app: Hono<Env>, operationId: string, handler: RouteHandler): void {
+export function route(
+  app: Hono<Env>,
+  operationId: string,
+  handler: RouteHandler,
+  opts: RouteOptions = {},
+): void {
   const op = operation(operationId)
   const mount = op.path.startsWith('/v1/') ? '/v1' : '/api/runtime'
   const serve: MiddlewareHandler<Env> = async function serve(c) {
+    if (opts.prepare) await opts.prepare(c)
     const reply = op.idempotent ? idempotent(c, op, handler) : await handler(c)
     return reply instanceof Response ? reply : render(c, reply)
   }

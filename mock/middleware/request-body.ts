@@ -68,6 +68,7 @@ export const readBody = (op: OperationSpec): MiddlewareHandler<Env>[] => {
         if (file.size > MAX_FILE_BYTES)
           throw new ApiError('FILE_TOO_LARGE', { message: 'Uploaded files are at most 20 MiB.' })
         const input: RequestInput = {
+          ...c.var.input,
           body: undefined,
           query: {},
           upload: {
@@ -117,7 +118,7 @@ export const readBody = (op: OperationSpec): MiddlewareHandler<Env>[] => {
           }
         }
       }
-      c.set('input', { body, query: {} })
+      c.set('input', { ...c.var.input, body, query: {} })
       await next()
     },
   ]

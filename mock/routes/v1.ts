@@ -4,11 +4,17 @@
  */
 import { Hono } from 'hono'
 import type { Env } from '../deps.js'
+import { artifactRoutes } from './artifacts.js'
 import { deploymentRoutes } from './deployments.js'
+import { fileRoutes } from './files.js'
+import { sessionRoutes } from './sessions.js'
 
 /** A fresh /v1 sub-app, mounted by createApp at /v1. */
 export function v1Routes(): Hono<Env> {
   const app = new Hono<Env>()
   deploymentRoutes(app)
+  fileRoutes(app)
+  artifactRoutes(app)
+  sessionRoutes(app)
   return app
 }

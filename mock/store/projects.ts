@@ -102,3 +102,14 @@ export function listApiKeys(db: Db, projectId: string): ApiKey[] {
       .all(projectId) as ApiKeyRow[]
   ).map(toApiKey)
 }
+
+/** Consumes settled SU from a Project's balance (actual usage only). */
+export function chargeProject(db: Db, projectId: string, su: number): void {
+  if (su > 0)
+    db.stmt('UPDATE projects SET su_balance = su_balance - ? WHERE id = ?').run(su, projectId)
+}
+
+/** Sets a Project's SU balance (control API: rehearse MINIMUM_SU_REQUIRED); false when there is no such Project. */
+export function setProjectBalance(db: Db, projectId: string, su: number): boolean {
+  return db.stmt('UPDATE projects SET su_balance = ? WHERE id = ?').run(su, projectId).changes > 0
+}

@@ -1,0 +1,68 @@
+/**
+ * Acceptance of a new execution (Sessions and Turns; Limits > Concurrency, SU budgets): the checks that decide
+ * whether a create request is accepted, and the scenario the execution will follow.
+ */
+import type { Deps } from '../deps.js'
+import { ApiError } from '../errors.js'
+import type { OutputContract } from '../store/deployments.js'
+import { countWaiting, openReservations } from '../store/executions.js'
+import { getProject } from '../store/projects.js'
+import { getFixtureScenario, takeScenario } from '../store/scenarios.js'
+import { PROJECT_CONCURRENCY } from './executor.js'
+import { BUILTIN_SCENARIOS, DEFAULT_SCENARIO, type ScenarioStep } from './scenarios.js'
+
+/**
+ * Accepted executions beyond the 2 running ones wait; beyond this many waiting, an acceptance is refused with
+ * 429 CONCURRENCY_LIMIT. Assumed: the document does not say where "beyond the limit" starts.
+ */
+export const MAX_WAITING_EXECUTIONS = 10
+
+/** 429 CONCURRENCY_LIMIT when both slots are taken and the wait list is full. */
+export function checkConcurrency(deps: Deps, projectId: string, running: number): void {
+  if (
+    running >= PROJECT_CONCURRENCY &&
+    countWaiting(deps.db, projectId) >= MAX_WAITING_EXECUTIONS
+  ) {
+    throw new ApiError('CONCURRENCY_LIMIT', {
+      message: `The Project runs ${PROJECT_CONCURRENCY} executions at a time and ${MAX_WAITING_EXECUTIONS} wait already.`,
+      retryAfterS: 5,
+      details: { running, waiting: MAX_WAITING_EXECUTIONS },
+    })
+  }
+}
+
+/** 402 INSUFFICIENT_SU when the balance minus open reservations cannot cover the new execution's max_su. */
+export function reserveSu(deps: Deps, projectId: string, maxSu: number): void {
+  const project = getProject(deps.db, projectId)!
+  const available = project.su_balance - openReservations(deps.db, projectId)
+  if (available < maxSu) {
+    throw new ApiError('INSUFFICIENT_SU', {
+      message:
+        'Not enough available SU for this execution’s budget (max_su is reserved at acceptance).',
+      details: { available_su: Math.max(0, available), required_su: maxSu },
+    })
+  }
+}
+
+/** The scenario of the next execution of a target: the queued one, else the default; steps bound to the contract. */
+export function nextScenario(
+  deps: Deps,
+  targetId: string,
+  contract: readonly OutputContract[],
+): { name: string; steps: ScenarioStep[] } {
+  const name = takeScenario(deps.db, targetId) ?? DEFAULT_SCENARIO
+  const definition =
+    BUILTIN_SCENARIOS.find((s) => s.name === name) ?? getFixtureScenario(deps.db, name)
+  if (!definition) throw new Error(`queued scenario ${name} does not exist`)
+  const keyFor = (which: 'required' | 'optional') =>
+    contract.find((o) => o.required === (which === 'required'))?.key ?? 'result'
+  const steps = definition.steps.map((s): ScenarioStep =>
+    s.step === 'output' && s.output.key === undefined
+      ? {
+          ...s,
+          output: { ...s.output, key: s.output.contract ? keyFor(s.output.contract) : 'result' },
+        }
+      : s,
+  )
+  return { name, steps }
+}

@@ -1,0 +1,283 @@
+/**
+ * Sessions and Turns (Endpoints > Sessions and Turns; States and transitions): create a Session with its first
+ * Turn, read Turns and their outputs, and the assumed paths to read a Session, add input (a new Turn), cancel a
+ * Turn and close a Session, and delete a Session. One Turn at a time (409 SESSION_BUSY); a closed Session
+ * refuses input (409 SESSION_CLOSED); a RETIRED Deployment takes no new work (409 DEPLOYMENT_UNAVAILABLE).
+ */
+import type { Context, Hono } from 'hono'
+import type { Deps, Env } from '../deps.js'
+import { ApiError } from '../errors.js'
+import { checkConcurrency, nextScenario, reserveSu } from '../execution/accept.js'
+import { acceptExecution, finishExecution, isExecutionOpen } from '../execution/executor.js'
+import { route, setExecutionOpenCheck, type Reply } from '../http/route.js'
+import { addDeploymentResolver } from '../middleware/rate-limit.js'
+import type { Deployment } from '../store/deployments.js'
+import {
+  countAdmitted,
+  getExecution,
+  getSession,
+  insertSession,
+  latestTurnOfSession,
+  listOutputs,
+  saveExecution,
+  turnIdsOfSession,
+  updateSession,
+  type ExecutionRecord,
+  type SessionRecord,
+} from '../store/executions.js'
+import { callableDeployment } from './deployments.js'
+import { decodeCursor, encodeCursor } from './cursors.js'
+
+/** Session limits defaults of ExecutionLimits (Turn input and request options). */
+const LIMIT_DEFAULTS = { execution_seconds: 3600, max_su: 100, queue_seconds: 600 }
+/** Sessions are kept 30 days idle (Retention). */
+export const SESSION_IDLE_MS = 30 * 24 * 60 * 60 * 1000
+const DEFAULT_PAGE = 50
+
+type CreateBody = {
+  input: ({ type: 'TEXT'; text: string } | { type: 'FILE'; file_id: string })[]
+  limits?: Partial<typeof LIMIT_DEFAULTS>
+  metadata?: Record<string, string>
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+
+/** A Session the key may see: its Project, a Deployment the key may call, not deleted; else 404 NOT_FOUND. */
+export function visibleSession(c: Context<Env>, id: string): SessionRecord {
+  const auth = c.var.auth!
+  const session = getSession(c.var.deps.db, id)
+  if (
+    !session ||
+    session.project_id !== auth.projectId ||
+    !auth.deploymentIds.includes(session.deployment_id) ||
+    session.deleted_at !== null
+  ) {
+    throw new ApiError('NOT_FOUND', { message: 'No such Session.' })
+  }
+  if (session.workflow_run_id !== null) throw new ApiError('WORKFLOW_MANAGED_SESSION')
+  if (c.var.deps.clock.nowMs() >= session.last_activity_at + SESSION_IDLE_MS) {
+    throw new ApiError('SESSION_EXPIRED', {
+      message: 'The Session passed its 30-day idle retention.',
+    })
+  }
+  return session
+}
+
+function visibleTurn(c: Context<Env>, session: SessionRecord, turnId: string): ExecutionRecord {
+  const turn = getExecution(c.var.deps.db, turnId)
+  if (!turn || turn.session_id !== session.id)
+    throw new ApiError('NOT_FOUND', { message: 'No such Turn.' })
+  return turn
+}
+
+/** The Turn detail (Turn detail table). */
+export function turnDetail(deps: Deps, t: ExecutionRecord) {
+  const page = listOutputs(deps.db, t.id, -1, DEFAULT_PAGE)
+  return {
+    id: t.id,
+    session_id: t.session_id,
+    status: t.status,
+    usage: { status: t.usage_status, total_su: t.usage_status === 'FINAL' ? t.spent_su : null },
+    error: t.error,
+    created_at: iso(t.created_at),
+    started_at: iso(t.started_at),
+    completed_at: iso(t.completed_at),
+    outputs: page.items,
+    next_cursor: page.items.length === DEFAULT_PAGE ? encodeCursor(t.id, page.last) : null,
+  }
+}
+
+function sessionDetail(deps: Deps, s: SessionRecord) {
+  return {
+    id: s.id,
+    deployment_id: s.deployment_id,
+    status: s.status,
+    created_at: iso(s.created_at),
+    last_activity_at: iso(s.last_activity_at),
+    expires_at: iso(s.last_activity_at + SESSION_IDLE_MS),
+    metadata: s.metadata,
+    turn_ids: turnIdsOfSession(deps.db, s.id),
+  }
+}
+
+/** Accepts a new Turn in a Session (creation or added input): limits defaults, budget, concurrency, scenario. */
+function acceptTurn(
+  c: Context<Env>,
+  deployment: Deployment,
+  session: SessionRecord,
+  body: CreateBody,
+): ExecutionRecord {
+  const deps = c.var.deps
+  const auth = c.var.auth!
+  if (deployment.status !== 'ACTIVE')
+    throw new ApiError('DEPLOYMENT_UNAVAILABLE', { message: 'The Deployment is RETIRED.' })
+  const files = body.input
+    .filter((i) => i.type === 'FILE')
+    .map((i) => (i as { file_id: string }).file_id)
+  if (files.length > 20 || new Set(files).size !== files.length) {
+    throw new ApiError('TOO_MANY_FILES', { message: 'At most 20 input files, none listed twice.' })
+  }
+  const limits = { ...LIMIT_DEFAULTS, ...body.limits }
+  checkConcurrency(deps, auth.projectId, countAdmitted(deps.db, auth.projectId))
+  reserveSu(deps, auth.projectId, limits.max_su)
+  const scenario = nextScenario(deps, deployment.id, deployment.outputs)
+  const nowMs = deps.clock.nowMs()
+  updateSession(deps.db, session.id, { last_activity_at: nowMs })
+  return acceptExecution(deps, {
+    id: deps.ids.uuid(),
+    kind: 'TURN',
+    project_id: auth.projectId,
+    api_key: auth.key,
+    deployment_id: deployment.id,
+    session_id: session.id,
+    workflow_id: null,
+    published_version: null,
+    status: 'QUEUED',
+    error: null,
+    scenario: scenario.name,
+    steps: scenario.steps,
+    input: body.input,
+    metadata: body.metadata ?? {},
+    execution_seconds: limits.execution_seconds,
+    queue_seconds: limits.queue_seconds,
+    max_su: limits.max_su,
+    spent_su: 0,
+    usage_status: 'PENDING',
+    created_at: nowMs,
+    admitted_at: null,
+    started_at: null,
+    completed_at: null,
+    terminal: false,
+  })
+}
+
+function turnReceipt(c: Context<Env>, turn: ExecutionRecord): Reply {
+  return {
+    status: 202,
+    execution: turn.id,
+    body: {
+      session_id: turn.session_id,
+      turn_id: turn.id,
+      status: 'QUEUED',
+      idempotency_expires_at: c.var.input!.idempotencyExpiresAt,
+      status_url: `/v1/sessions/${turn.session_id}/turns/${turn.id}`,
+      events_url: `/v1/sessions/${turn.session_id}/events`,
+    },
+  }
+}
+
+/** Cancel: CANCEL_REQUESTED now, CANCELED with code CANCELED one second later (assumed timing). */
+function requestCancel(deps: Deps, e: ExecutionRecord, code: string): void {
+  if (e.status !== 'CANCEL_REQUESTED') {
+    e.status = 'CANCEL_REQUESTED'
+    saveExecution(deps.db, e)
+  }
+  deps.scheduler.schedule(
+    'execution.cancel',
+    deps.clock.nowMs() + 1000,
+    { id: e.id, code },
+    { subject: e.id },
+  )
+}
+
+export function sessionRoutes(app: Hono<Env>): void {
+  setExecutionOpenCheck(isExecutionOpen)
+  // Session paths count against the Session's Deployment (RATE rules).
+  addDeploymentResolver((c) => {
+    const id = c.req.param('session_id')
+    return id ? getSession(c.var.deps.db, id)?.deployment_id : undefined
+  })
+
+  route(app, 'createSession', (c) => {
+    const deployment = callableDeployment(c, c.req.param('deployment_id')!)
+    const body = c.var.input!.body as CreateBody
+    const deps = c.var.deps
+    const nowMs = deps.clock.nowMs()
+    const session: SessionRecord = {
+      id: deps.ids.uuid(),
+      project_id: deployment.project_id,
+      deployment_id: deployment.id,
+      status: 'ACTIVE',
+      deleted_at: null,
+      metadata: body.metadata ?? {},
+      created_at: nowMs,
+      last_activity_at: nowMs,
+      workflow_run_id: null,
+    }
+    if (deployment.status !== 'ACTIVE')
+      throw new ApiError('DEPLOYMENT_UNAVAILABLE', { message: 'The Deployment is RETIRED.' })
+    insertSession(deps.db, session)
+    return turnReceipt(c, acceptTurn(c, deployment, session, body))
+  })
+
+  route(app, 'getSession', (c) => ({
+    status: 200,
+    body: sessionDetail(c.var.deps, visibleSession(c, c.req.param('session_id')!)),
+  }))
+
+  route(app, 'addTurn', (c) => {
+    const session = visibleSession(c, c.req.param('session_id')!)
+    if (session.status === 'CLOSED') throw new ApiError('SESSION_CLOSED')
+    const current = latestTurnOfSession(c.var.deps.db, session.id)
+    if (current && !current.terminal)
+      throw new ApiError('SESSION_BUSY', { details: { turn_id: current.id } })
+    const deployment = callableDeployment(c, session.deployment_id)
+    return turnReceipt(c, acceptTurn(c, deployment, session, c.var.input!.body as CreateBody))
+  })
+
+  route(app, 'getTurn', (c) => {
+    const session = visibleSession(c, c.req.param('session_id')!)
+    return {
+      status: 200,
+      body: turnDetail(c.var.deps, visibleTurn(c, session, c.req.param('turn_id')!)),
+    }
+  })
+
+  route(app, 'listTurnOutputs', (c) => {
+    const session = visibleSession(c, c.req.param('session_id')!)
+    const turn = visibleTurn(c, session, c.req.param('turn_id')!)
+    const { limit, after } = c.var.input!.query as { limit?: number; after?: string }
+    const from = after === undefined ? -1 : decodeCursor(after, turn.id)
+    const page = listOutputs(c.var.deps.db, turn.id, from, limit ?? DEFAULT_PAGE)
+    const more = listOutputs(c.var.deps.db, turn.id, page.last, 1).items.length > 0
+    return {
+      status: 200,
+      body: { outputs: page.items, next_cursor: more ? encodeCursor(turn.id, page.last) : null },
+    }
+  })
+
+  route(app, 'cancelTurn', (c) => {
+    const session = visibleSession(c, c.req.param('session_id')!)
+    const turn = visibleTurn(c, session, c.req.param('turn_id')!)
+    if (turn.terminal) return { status: 200, body: turnDetail(c.var.deps, turn) }
+    requestCancel(c.var.deps, turn, 'CANCELED')
+    return { status: 202, body: turnDetail(c.var.deps, turn), execution: turn.id }
+  })
+
+  route(app, 'closeSession', (c) => {
+    const deps = c.var.deps
+    const session = visibleSession(c, c.req.param('session_id')!)
+    const current = latestTurnOfSession(deps.db, session.id)
+    if (current && !current.terminal)
+      throw new ApiError('SESSION_BUSY', {
+        message: 'Cancel or wait for the running Turn before closing.',
+        details: { turn_id: current.id },
+      })
+    updateSession(deps.db, session.id, { status: 'CLOSED' })
+    return { status: 200, body: sessionDetail(deps, { ...session, status: 'CLOSED' }) }
+  })
+
+  route(app, 'deleteSession', (c) => {
+    const deps = c.var.deps
+    const session = visibleSession(c, c.req.param('session_id')!)
+    const nowMs = deps.clock.nowMs()
+    updateSession(deps.db, session.id, { deleted_at: nowMs })
+    const current = latestTurnOfSession(deps.db, session.id)
+    if (current && !current.terminal)
+      finishExecution(deps, current, 'CANCELED', 'SESSION_DELETED', 'The Session was deleted.')
+    return {
+      status: 202,
+      body: { id: session.id, kind: 'SESSION', status: 'DELETE_ACCEPTED', accepted_at: iso(nowMs) },
+    }
+  })
+}

@@ -1,0 +1,282 @@
+/**
+ * Sessions, executions (Turns; Runs share the table) and output items: prepared statements and row <-> domain
+ * mapping. Every lookup is by primary key or an index, so request work stays O(1) in the store size.
+ */
+import type { ScenarioStep } from '../execution/scenarios.js'
+import type { Db } from './db.js'
+
+export type SessionRecord = {
+  id: string
+  project_id: string
+  deployment_id: string
+  status: 'ACTIVE' | 'CLOSED'
+  deleted_at: number | null
+  metadata: Record<string, string>
+  created_at: number
+  last_activity_at: number
+  workflow_run_id: string | null
+}
+
+export type ExecutionError = {
+  code: string
+  message: string
+  retryable: false
+  details?: Record<string, unknown>
+}
+
+export type ExecutionRecord = {
+  id: string
+  seq: number
+  kind: 'TURN' | 'RUN'
+  project_id: string
+  api_key: string
+  deployment_id: string | null
+  session_id: string | null
+  workflow_id: string | null
+  published_version: number | null
+  status: string
+  error: ExecutionError | null
+  scenario: string
+  steps: ScenarioStep[]
+  input: unknown
+  metadata: Record<string, string>
+  execution_seconds: number
+  queue_seconds: number
+  max_su: number
+  spent_su: number
+  usage_status: 'PENDING' | 'FINAL'
+  created_at: number
+  admitted_at: number | null
+  started_at: number | null
+  completed_at: number | null
+  terminal: boolean
+}
+
+type SessionRow = Omit<SessionRecord, 'metadata'> & { metadata_json: string }
+type ExecutionRow = Omit<ExecutionRecord, 'error' | 'steps' | 'input' | 'metadata' | 'terminal'> & {
+  error_json: string | null
+  steps_json: string
+  input_json: string
+  metadata_json: string
+  terminal: number
+}
+
+const toSession = ({ metadata_json, ...r }: SessionRow): SessionRecord => ({
+  ...r,
+  metadata: JSON.parse(metadata_json) as Record<string, string>,
+})
+
+const toExecution = ({
+  error_json,
+  steps_json,
+  input_json,
+  metadata_json,
+  terminal,
+  ...r
+}: ExecutionRow): ExecutionRecord => ({
+  ...r,
+  error: error_json === null ? null : (JSON.parse(error_json) as ExecutionError),
+  steps: JSON.parse(steps_json) as ScenarioStep[],
+  input: JSON.parse(input_json) as unknown,
+  metadata: JSON.parse(metadata_json) as Record<string, string>,
+  terminal: terminal === 1,
+})
+
+export function insertSession(db: Db, s: SessionRecord): void {
+  db.stmt(
+    `INSERT INTO sessions (id, project_id, deployment_id, status, deleted_at, metadata_json, created_at, last_activity_at, workflow_run_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    s.id,
+    s.project_id,
+    s.deployment_id,
+    s.status,
+    s.deleted_at,
+    JSON.stringify(s.metadata),
+    s.created_at,
+    s.last_activity_at,
+    s.workflow_run_id,
+  )
+}
+
+export function getSession(db: Db, id: string): SessionRecord | undefined {
+  const row = db.stmt('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined
+  return row && toSession(row)
+}
+
+export function updateSession(
+  db: Db,
+  id: string,
+  patch: Partial<Pick<SessionRecord, 'status' | 'deleted_at' | 'last_activity_at'>>,
+): void {
+  for (const [column, value] of Object.entries(patch)) {
+    db.stmt(`UPDATE sessions SET ${column} = ? WHERE id = ?`).run(value, id)
+  }
+}
+
+export function insertExecution(db: Db, e: Omit<ExecutionRecord, 'seq'>): ExecutionRecord {
+  const seq = (
+    db.stmt('SELECT COALESCE(MAX(rowid), 0) + 1 AS n FROM executions').get() as { n: number }
+  ).n
+  db.stmt(
+    `INSERT INTO executions (id, seq, kind, project_id, api_key, deployment_id, session_id, workflow_id, published_version, status, error_json,
+       scenario, steps_json, input_json, metadata_json, execution_seconds, queue_seconds, max_su, spent_su, usage_status,
+       created_at, admitted_at, started_at, completed_at, terminal)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    e.id,
+    seq,
+    e.kind,
+    e.project_id,
+    e.api_key,
+    e.deployment_id,
+    e.session_id,
+    e.workflow_id,
+    e.published_version,
+    e.status,
+    e.error === null ? null : JSON.stringify(e.error),
+    e.scenario,
+    JSON.stringify(e.steps),
+    JSON.stringify(e.input ?? null),
+    JSON.stringify(e.metadata),
+    e.execution_seconds,
+    e.queue_seconds,
+    e.max_su,
+    e.spent_su,
+    e.usage_status,
+    e.created_at,
+    e.admitted_at,
+    e.started_at,
+    e.completed_at,
+    e.terminal ? 1 : 0,
+  )
+  return { ...e, seq }
+}
+
+export function getExecution(db: Db, id: string): ExecutionRecord | undefined {
+  const row = db.stmt('SELECT * FROM executions WHERE id = ?').get(id) as ExecutionRow | undefined
+  return row && toExecution(row)
+}
+
+/** Writes the mutable fields of an execution back. */
+export function saveExecution(db: Db, e: ExecutionRecord): void {
+  db.stmt(
+    `UPDATE executions SET status = ?, error_json = ?, spent_su = ?, usage_status = ?, admitted_at = ?, started_at = ?,
+       completed_at = ?, terminal = ? WHERE id = ?`,
+  ).run(
+    e.status,
+    e.error === null ? null : JSON.stringify(e.error),
+    e.spent_su,
+    e.usage_status,
+    e.admitted_at,
+    e.started_at,
+    e.completed_at,
+    e.terminal ? 1 : 0,
+    e.id,
+  )
+}
+
+/** The newest execution of a Session (its current or last Turn). */
+export function latestTurnOfSession(db: Db, sessionId: string): ExecutionRecord | undefined {
+  const row = db
+    .stmt('SELECT * FROM executions WHERE session_id = ? ORDER BY seq DESC LIMIT 1')
+    .get(sessionId) as ExecutionRow | undefined
+  return row && toExecution(row)
+}
+
+/** Turn ids of a Session in order. */
+export function turnIdsOfSession(db: Db, sessionId: string): string[] {
+  return (
+    db.stmt('SELECT id FROM executions WHERE session_id = ? ORDER BY seq').all(sessionId) as {
+      id: string
+    }[]
+  ).map((r) => r.id)
+}
+
+/** Executions of a Project holding a slot (admitted, not ended). */
+export function countAdmitted(db: Db, projectId: string): number {
+  return (
+    db
+      .stmt(
+        'SELECT COUNT(*) AS n FROM executions WHERE project_id = ? AND terminal = 0 AND admitted_at IS NOT NULL',
+      )
+      .get(projectId) as { n: number }
+  ).n
+}
+
+/** Accepted executions waiting for a slot, oldest first. */
+export function waitingExecutions(db: Db, projectId: string, limit: number): ExecutionRecord[] {
+  return (
+    db
+      .stmt(
+        'SELECT * FROM executions WHERE project_id = ? AND terminal = 0 AND admitted_at IS NULL ORDER BY seq LIMIT ?',
+      )
+      .all(projectId, limit) as ExecutionRow[]
+  ).map(toExecution)
+}
+
+export function countWaiting(db: Db, projectId: string): number {
+  return (
+    db
+      .stmt(
+        'SELECT COUNT(*) AS n FROM executions WHERE project_id = ? AND terminal = 0 AND admitted_at IS NULL',
+      )
+      .get(projectId) as { n: number }
+  ).n
+}
+
+export type OutputItem = Record<string, unknown> & { id: string; key: string; type: string }
+
+export function insertOutput(db: Db, executionId: string, item: OutputItem): void {
+  const position = (
+    db.stmt('SELECT COUNT(*) AS n FROM outputs WHERE execution_id = ?').get(executionId) as {
+      n: number
+    }
+  ).n
+  db.stmt('INSERT INTO outputs (id, execution_id, position, item_json) VALUES (?, ?, ?, ?)').run(
+    item.id,
+    executionId,
+    position,
+    JSON.stringify(item),
+  )
+}
+
+/** A page of an execution's outputs after a position. */
+export function listOutputs(
+  db: Db,
+  executionId: string,
+  afterPosition: number,
+  limit: number,
+): { items: OutputItem[]; last: number } {
+  const rows = db
+    .stmt(
+      'SELECT position, item_json FROM outputs WHERE execution_id = ? AND position > ? ORDER BY position LIMIT ?',
+    )
+    .all(executionId, afterPosition, limit) as {
+    position: number
+    item_json: string
+  }[]
+  return {
+    items: rows.map((r) => JSON.parse(r.item_json) as OutputItem),
+    last: rows.at(-1)?.position ?? afterPosition,
+  }
+}
+
+export function countOutputs(db: Db, executionId: string): number {
+  return (
+    db.stmt('SELECT COUNT(*) AS n FROM outputs WHERE execution_id = ?').get(executionId) as {
+      n: number
+    }
+  ).n
+}
+
+/** SU reserved by a Project's open executions: each holds its max_su less what it already spent. */
+export function openReservations(db: Db, projectId: string): number {
+  return (
+    db
+      .stmt(
+        'SELECT COALESCE(SUM(max_su - spent_su), 0) AS n FROM executions WHERE project_id = ? AND terminal = 0',
+      )
+      .get(projectId) as { n: number }
+  ).n
+}
