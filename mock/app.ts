@@ -11,6 +11,7 @@ import { logger } from './middleware/logger.js'
 import { noStore } from './middleware/no-store.js'
 import { requestId } from './middleware/request-id.js'
 import { controlRoutes } from './routes/control.js'
+import { controlAccessRoutes } from './routes/control-access.js'
 import { managementRoutes } from './routes/management.js'
 import { v1Routes } from './routes/v1.js'
 
@@ -26,6 +27,7 @@ export function createApp(deps: Deps): Hono<Env> {
   app.use('*', noStore())
 
   app.route('/_mock', controlRoutes())
+  app.route('/_mock', controlAccessRoutes())
   app.route('/v1', v1Routes())
   app.route('/api/runtime', managementRoutes())
 

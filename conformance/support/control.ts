@@ -1,5 +1,6 @@
 /**
- * A typed client of the mock's control API (/_mock, MOCK-CONTRACT): reset, clock, advance, scenarios. It exists
+ * A typed client of the mock's control API (/_mock, MOCK-CONTRACT): reset, clock, advance, scenarios, and the
+ * extensions for balance, storage limit and artifacts. It exists
  * only on a mock target; tests that need it are skipped on a real deployment (capabilities.virtualTime).
  */
 import { expect } from 'vitest'
@@ -10,7 +11,7 @@ export class MockControl {
   constructor(private readonly api: ApiClient) {}
 
   private async call<T>(
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'DELETE',
     path: string,
     body?: unknown,
     status = 200,
@@ -36,4 +37,70 @@ export class MockControl {
       times === undefined ? { target_id, scenario } : { target_id, scenario, times },
       201,
     )
+  /** Extension: revokes a key; its running executions end CANCELED with AUTHORIZATION_REVOKED. */
+  revokeKey = (key: string) =>
+    this.call<{ key: string; revoked: true; canceled: string[] }>(
+      'POST',
+      `/_mock/keys/${key}/revoke`,
+    )
+  /** Extension: expires a key now, or at a later virtual time. */
+  expireKey = (key: string, at?: string) =>
+    this.call<{ key: string; expires_at: string; canceled: string[] }>(
+      'POST',
+      `/_mock/keys/${key}/expire`,
+      at === undefined ? {} : { at },
+    )
+  /** Extension: retires a Deployment; its running executions end with AUTHORIZATION_REVOKED. */
+  retireDeployment = (id: string) =>
+    this.call<{ id: string; status: 'RETIRED'; canceled: string[] }>(
+      'POST',
+      `/_mock/deployments/${id}/retire`,
+    )
+  /** Extension: sets a Project's SU balance (rehearse 402 MINIMUM_SU_REQUIRED). */
+  setBalance = (projectId: string, su_balance: number) =>
+    this.call<{ project_id: string; su_balance: number }>(
+      'POST',
+      `/_mock/projects/${projectId}/balance`,
+      { su_balance },
+    )
+  /** Extension: sets a Project's file storage limit in bytes (rehearse 413 PROJECT_STORAGE_LIMIT). */
+  setStorageLimit = (projectId: string, storage_limit_bytes: number) =>
+    this.call<{ project_id: string; storage_limit_bytes: number }>(
+      'POST',
+      `/_mock/projects/${projectId}/storage-limit`,
+      { storage_limit_bytes },
+    )
+  /** Extension: stores a result file as if an execution had produced it. */
+  createArtifact = (a: {
+    project_id: string
+    deployment_id?: string
+    session_id?: string
+    filename: string
+    mime_type: string
+    content: Buffer | string
+    retention_seconds?: number
+  }) => {
+    const { content, ...rest } = a
+    return this.call<ArtifactCreated>(
+      'POST',
+      '/_mock/artifacts',
+      { ...rest, content_base64: Buffer.from(content).toString('base64') },
+      201,
+    )
+  }
+  /** Extension: deletes an artifact (as a Session or Run deletion would). */
+  deleteArtifact = (artifactId: string) =>
+    this.call<{ artifact_id: string; deleted: true }>('DELETE', `/_mock/artifacts/${artifactId}`)
+}
+
+/** POST /_mock/artifacts: the new artifact's id and its ArtifactDetail fields. */
+export type ArtifactCreated = {
+  artifact_id: string
+  id: string
+  file_id: string
+  filename: string
+  mime_type: string
+  size_bytes: number
+  sha256: string
+  expires_at: string
 }

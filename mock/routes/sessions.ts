@@ -26,6 +26,7 @@ import {
   type SessionRecord,
 } from '../store/executions.js'
 import { callableDeployment } from './deployments.js'
+import { setSessionLookup } from './files.js'
 import { decodeCursor, encodeCursor } from './cursors.js'
 
 /** Session limits defaults of ExecutionLimits (Turn input and request options). */
@@ -182,6 +183,17 @@ function requestCancel(deps: Deps, e: ExecutionRecord, code: string): void {
 
 export function sessionRoutes(app: Hono<Env>): void {
   setExecutionOpenCheck(isExecutionOpen)
+  // Session files (POST /v1/sessions/{id}/files) see Sessions through this lookup; workflow-held ones are hidden.
+  setSessionLookup((db, id, nowMs) => {
+    const s = getSession(db, id)
+    if (!s || s.deleted_at !== null || s.workflow_run_id !== null) return undefined
+    const expired = nowMs >= s.last_activity_at + SESSION_IDLE_MS
+    return {
+      project_id: s.project_id,
+      deployment_id: s.deployment_id,
+      status: expired ? 'EXPIRED' : s.status,
+    }
+  })
   // Session paths count against the Session's Deployment (RATE rules).
   addDeploymentResolver((c) => {
     const id = c.req.param('session_id')

@@ -1,0 +1,80 @@
+/**
+ * Control API extensions for access changes (mock only, under /_mock): revoke or expire a key and retire a
+ * Deployment. Running executions whose key or Deployment becomes unusable are canceled with
+ * AUTHORIZATION_REVOKED (States and transitions; Authentication 6).
+ *
+ *   POST /_mock/keys/{key}/revoke                       -> {key, revoked: true, canceled: [execution ids]}
+ *   POST /_mock/keys/{key}/expire  {at?: ISO time}      -> expires now, or at a later virtual time
+ *   POST /_mock/deployments/{deployment_id}/retire      -> {id, status: RETIRED, canceled: [...]}
+ */
+import { Hono } from 'hono'
+import type { Deps, Env } from '../deps.js'
+import { ApiError } from '../errors.js'
+import { finishExecution } from '../execution/executor.js'
+import { openExecutionsOfDeployment, openExecutionsOfKey, retireDeployment, revokeApiKey, setApiKeyExpiry } from '../store/access.js'
+import { getDeployment } from '../store/deployments.js'
+import { getExecution } from '../store/executions.js'
+import { getApiKey } from '../store/projects.js'
+
+/** Cancels open executions with AUTHORIZATION_REVOKED; returns their ids. */
+export function revokeExecutions(deps: Deps, ids: string[]): string[] {
+  for (const id of ids) {
+    const e = getExecution(deps.db, id)
+    if (e && !e.terminal) finishExecution(deps, e, 'CANCELED', 'AUTHORIZATION_REVOKED', 'The key or Deployment became unusable.')
+  }
+  return ids
+}
+
+export function controlAccessRoutes(): Hono<Env> {
+  const app = new Hono<Env>()
+
+  app.post('/keys/:key/revoke', async (c) => {
+    const deps = c.var.deps
+    const key = c.req.param('key')
+    const canceled = await deps.scheduler.exclusive(() =>
+      deps.db.tx(() => {
+        if (!revokeApiKey(deps.db, key)) throw new ApiError('NOT_FOUND', { message: `no key ${key}` })
+        return revokeExecutions(deps, openExecutionsOfKey(deps.db, key))
+      }),
+    )
+    return c.json({ key, revoked: true, canceled })
+  })
+
+  app.post('/keys/:key/expire', async (c) => {
+    const deps = c.var.deps
+    const key = c.req.param('key')
+    const body = (await c.req.json().catch(() => ({}))) as { at?: unknown }
+    const nowMs = deps.clock.nowMs()
+    const atMs = body.at === undefined ? nowMs : typeof body.at === 'string' ? Date.parse(body.at) : NaN
+    if (!Number.isFinite(atMs) || atMs < nowMs) {
+      throw new ApiError('INVALID_INPUT', { status: 422, message: 'at must be an ISO time not before now' })
+    }
+    const canceled = await deps.scheduler.exclusive(() =>
+      deps.db.tx(() => {
+        if (!getApiKey(deps.db, key)) throw new ApiError('NOT_FOUND', { message: `no key ${key}` })
+        setApiKeyExpiry(deps.db, key, atMs)
+        if (atMs > nowMs) {
+          deps.scheduler.schedule('access.key-expiry', atMs, { key })
+          return []
+        }
+        return revokeExecutions(deps, openExecutionsOfKey(deps.db, key))
+      }),
+    )
+    return c.json({ key, expires_at: new Date(atMs).toISOString(), canceled })
+  })
+
+  app.post('/deployments/:deployment_id/retire', async (c) => {
+    const deps = c.var.deps
+    const id = c.req.param('deployment_id')
+    const canceled = await deps.scheduler.exclusive(() =>
+      deps.db.tx(() => {
+        if (!getDeployment(deps.db, id)) throw new ApiError('NOT_FOUND', { message: `no Deployment ${id}` })
+        retireDeployment(deps.db, id, new Date(deps.clock.nowMs()).toISOString())
+        return revokeExecutions(deps, openExecutionsOfDeployment(deps.db, id))
+      }),
+    )
+    return c.json({ id, status: 'RETIRED', canceled })
+  })
+
+  return app
+}
