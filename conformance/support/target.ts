@@ -29,8 +29,16 @@ export type Target = {
   close(): Promise<void>
 }
 
+/** Options for an in-process mock (ignored for TARGET_URL targets, which are configured where they run). */
+export type TargetOptions = {
+  /** Apply call-rate limits (default true); model-based tests turn them off to keep time under their control. */
+  rateLimits?: boolean
+  /** Allow http:// and loopback webhook endpoints (the test's receiver listens on 127.0.0.1). */
+  allowInsecureWebhooks?: boolean
+}
+
 /** Starts (or connects to) the target named by the environment. */
-export async function startTarget(): Promise<Target> {
+export async function startTarget(options: TargetOptions = {}): Promise<Target> {
   const url = process.env.TARGET_URL
   if (url) {
     const api = new ApiClient(url.replace(/\/$/, ''))
@@ -50,7 +58,7 @@ export async function startTarget(): Promise<Target> {
     await control.reset()
     return mockTarget('mock-http', api, control, async () => {})
   }
-  const mock = await createMock({ clock: 'manual' })
+  const mock = await createMock({ clock: 'manual', ...options })
   const { server, baseUrl } = await serve(mock)
   const api = new ApiClient(baseUrl)
   return mockTarget('in-process', api, new MockControl(api), async () => {
