@@ -1,0 +1,39 @@
+/** Closes a Session (assumed path): 200 CLOSED when idle, 409 SESSION_BUSY while a Turn runs (assumed). */
+import { expect } from 'vitest'
+import { newIdempotencyKey } from '../../../support/session-create.js'
+import {
+  TERMINAL,
+  knownRunning,
+  lastTurn,
+  pick,
+  type Command,
+  type Model,
+  type Real,
+} from '../world.js'
+
+export class CloseSessionCommand implements Command {
+  private label = ''
+  constructor(readonly i: number) {}
+  check = (m: Readonly<Model>) => m.sessions.some((s) => !s.deleted)
+  async run(m: Model, r: Real) {
+    const s = pick(
+      m.sessions.filter((x) => !x.deleted),
+      this.i,
+    )
+    const last = lastTurn(s)!
+    this.label = `${s.id.slice(0, 8)} ${last.seen}`
+    const res = await r.api.post(
+      `/v1/sessions/${s.id}/close`,
+      {},
+      { key: m.key, idem: newIdempotencyKey('model') },
+    )
+    if (knownRunning(m, last))
+      return void expect((res.body as { error: { code: string } }).error.code).toBe('SESSION_BUSY')
+    if (TERMINAL.has(last.seen) || s.closed) expect(res.status, res.text).toBe(200)
+    if (res.status === 200) {
+      expect((res.body as { status: string }).status).toBe('CLOSED')
+      s.closed = true
+    }
+  }
+  toString = () => `CloseSession(${this.label || '#' + this.i})`
+}
