@@ -87,6 +87,8 @@ export function observeTurn(m: Model, t: ModelTurn, res: ApiResponse): void {
     status: string
     error: { code: string } | null
     usage: { status: string; total_su: number | null }
+    created_at: string
+    started_at?: string | null
   }
   const status = body.status
   expect(TURN_STATUSES).toContain(status)
