@@ -126,7 +126,7 @@ describe('app', () => {
     const lines = log.lines.filter((l) => l.msg === 'request')
     expect(lines).toHaveLength(2)
     expect(lines[0]).toMatchObject({ method: 'GET', route: '/_mock/clock', status: 200 })
-    expect(lines[1]).toMatchObject({ route: null, status: 404 })
+    expect(lines[1]).toMatchObject({ route: '/v1/artifacts/:artifact_id/content', status: 404 })
     expect(typeof lines[0]?.duration_ms).toBe('number')
     expect(lines[0]?.request_id).toMatch(/^req_/)
     const text = JSON.stringify(log.lines)

@@ -7,6 +7,7 @@ import { Hono } from 'hono'
 import { TrieRouter } from 'hono/router/trie-router'
 import type { Deps, Env } from './deps.js'
 import { ApiError, errorResponse } from './errors.js'
+import { carriesGatedKey } from './middleware/api-key.js'
 import { logger } from './middleware/logger.js'
 import { noStore } from './middleware/no-store.js'
 import { requestId } from './middleware/request-id.js'
@@ -36,6 +37,9 @@ export function createApp(deps: Deps): Hono<Env> {
   // Routes are fixed once createApp returns; the method index is built on the first unmatched request.
   let methodsOf: ((path: string) => string[]) | undefined
   app.notFound((c) => {
+    // SVC-006: a key of a Project not approved for the beta sees 404 NOT_FOUND on every /v1 path.
+    if (c.req.path.startsWith('/v1/') && carriesGatedKey(c))
+      return errorResponse(c, new ApiError('NOT_FOUND'))
     methodsOf ??= methodIndex(app)
     const allowed = methodsOf(c.req.path)
     if (allowed.length > 0) {

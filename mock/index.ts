@@ -127,3 +127,5 @@ export type { ClockMode } from './clock/clock.js'
 export type { Deps, Env } from './deps.js'
 export type { FixtureWorld } from './fixtures/world.js'
 export type { FixturesView } from './fixtures/load.js'
+// The webhook receiver kit (pure, no mock state): verifySignature, parseSignatureHeader, Deduplicator, ...
+export * from './webhooks/kit/index.js'

@@ -12,9 +12,15 @@ export function fcParams<T>(defaults: { numRuns?: number } = {}): Parameters<T> 
   return params
 }
 
-/** Settings for fc.commands: FC_REPLAY_PATH replays a model-based counterexample. */
-export function commandsParams(maxCommands = 30): { maxCommands: number; replayPath?: string } {
-  return process.env.FC_REPLAY_PATH
-    ? { maxCommands, replayPath: process.env.FC_REPLAY_PATH }
-    : { maxCommands }
+/**
+ * Settings for fc.commands: FC_REPLAY_PATH replays a model-based counterexample. `size: 'medium'` makes
+ * sequences long enough to reach states that need several steps (two running executions and a third waiting).
+ */
+export function commandsParams(maxCommands = 30): {
+  maxCommands: number
+  size: 'medium'
+  replayPath?: string
+} {
+  const base = { maxCommands, size: 'medium' as const }
+  return process.env.FC_REPLAY_PATH ? { ...base, replayPath: process.env.FC_REPLAY_PATH } : base
 }

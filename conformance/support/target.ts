@@ -15,6 +15,8 @@ import { readWorldFile, worldFromFixtures, type World } from './world.js'
 export type Capabilities = {
   /** The control API exists: virtual time, reset, scenarios, fixtures. */
   virtualTime: boolean
+  /** Webhooks may go to http://127.0.0.1 (an in-process mock started with allowInsecureWebhooks). */
+  insecureWebhooks: boolean
 }
 
 export type Target = {
@@ -48,7 +50,7 @@ export async function startTarget(options: TargetOptions = {}): Promise<Target> 
         baseUrl: api.baseUrl,
         api,
         control: undefined,
-        capabilities: { virtualTime: false },
+        capabilities: { virtualTime: false, insecureWebhooks: false },
         world: readWorldFile(process.env.TARGET_WORLD),
         fresh: async () => {},
         close: async () => {},
@@ -56,21 +58,28 @@ export async function startTarget(options: TargetOptions = {}): Promise<Target> 
     }
     const control = new MockControl(api)
     await control.reset()
-    return mockTarget('mock-http', api, control, async () => {})
+    return mockTarget('mock-http', api, control, false, async () => {})
   }
   const mock = await createMock({ clock: 'manual', ...options })
   const { server, baseUrl } = await serve(mock)
   const api = new ApiClient(baseUrl)
-  return mockTarget('in-process', api, new MockControl(api), async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()))
-    mock.close()
-  })
+  return mockTarget(
+    'in-process',
+    api,
+    new MockControl(api),
+    options.allowInsecureWebhooks ?? false,
+    async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+      mock.close()
+    },
+  )
 }
 
 async function mockTarget(
   kind: Target['kind'],
   api: ApiClient,
   control: MockControl,
+  insecureWebhooks: boolean,
   close: () => Promise<void>,
 ): Promise<Target> {
   const world = worldFromFixtures(await control.fixtures(), Date.parse((await control.clock()).now))
@@ -79,7 +88,7 @@ async function mockTarget(
     baseUrl: api.baseUrl,
     api,
     control,
-    capabilities: { virtualTime: true },
+    capabilities: { virtualTime: true, insecureWebhooks },
     world,
     fresh: async () => {
       await control.reset()
@@ -94,3 +103,9 @@ async function serve(mock: Mock): Promise<{ server: Server; baseUrl: string }> {
   const { port } = server.address() as AddressInfo
   return { server, baseUrl: `http://127.0.0.1:${port}` }
 }
+
+/**
+ * The webhook receiver kit, re-exported for the webhook tests: it is pure (no mock state) and is what
+ * integrators use, so the suite checks it against real deliveries beside its own reading of the document.
+ */
+export { Deduplicator, verifySignature } from '../../mock/index.js'

@@ -27,6 +27,19 @@ describe('clock', () => {
     expect(clock.nowMs()).toBe(START + 2500)
   })
 
+  it('[RET-001] reads one instant inside pinned(): a request computes created_at and expiries from the same now', () => {
+    let t = 1_000_000
+    const clock = new Clock(
+      memoryClockStore(),
+      { startMs: START, mode: 'realtime' },
+      () => (t += 7),
+    )
+    const [a, b] = clock.pinned(() => [clock.nowMs(), clock.nowMs()])
+    expect(b).toBe(a)
+    expect(clock.pinned(() => clock.pinned(() => clock.nowMs()))).toBeGreaterThan(a!)
+    expect(clock.nowMs()).toBeGreaterThan(b!)
+  })
+
   it('keeps now continuous when switching modes both ways', () => {
     const wall = fakeWall()
     const clock = new Clock(memoryClockStore(), { startMs: START, mode: 'realtime' }, wall.read)

@@ -26,6 +26,8 @@ const systemWall: WallClock = () => Date.now()
 export class Clock {
   private state: ClockState
   private last: number
+  /** The instant of the pinned() call in progress, if any. */
+  private pin: number | undefined
   private readonly listeners = new Set<(mode: ClockMode) => void>()
 
   /** Loads the persisted state if any, otherwise starts at startMs in the given mode. */
@@ -50,9 +52,24 @@ export class Clock {
 
   /** Current virtual time in ms since the epoch; never smaller than an earlier answer. */
   nowMs(): number {
+    if (this.pin !== undefined) return this.pin
     const t = this.compute()
     if (t > this.last) this.last = t
     return this.last
+  }
+
+  /**
+   * Runs fn (synchronous) at one instant: every nowMs() inside answers the same time, so one request's
+   * created_at, deadlines and idempotency expiry agree even in realtime mode. Nested calls share the outer pin.
+   */
+  pinned<T>(fn: () => T): T {
+    if (this.pin !== undefined) return fn()
+    this.pin = this.nowMs()
+    try {
+      return fn()
+    } finally {
+      this.pin = undefined
+    }
   }
 
   /** Current virtual time as a Date. */

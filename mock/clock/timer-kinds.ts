@@ -5,6 +5,9 @@
 import type { Deps } from '../deps.js'
 import type { TimerRow } from '../store/timers.js'
 import { registerExecutionTimers } from '../execution/executor.js'
+import { registerWebhookTimers } from '../webhooks/delivery.js'
+// Events feature: the SSE keep-alive timer kind (mock/events/keep-alive-kind.ts).
+import { registerEventTimers } from '../events/keep-alive-kind.js'
 
 /** A dotted lowercase name: at least two segments of [a-z0-9_-], starting with a letter. */
 export type TimerKind = string
@@ -58,5 +61,7 @@ export class TimerKinds {
 export function createTimerKinds(): TimerKinds {
   const kinds = new TimerKinds()
   registerExecutionTimers(kinds)
+  registerEventTimers(kinds)
+  registerWebhookTimers(kinds)
   return kinds
 }

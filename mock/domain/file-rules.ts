@@ -78,9 +78,9 @@ export async function fileTypeProblem(
 ): Promise<'UNSUPPORTED_FILE_TYPE' | undefined> {
   const ext = extensionOf(filename)
   if (!isAllowedPair(filename, mime)) return 'UNSUPPORTED_FILE_TYPE'
-  const detected = await fileTypeFromBuffer(bytes)
   if (TEXT_EXTENSIONS.has(ext) || ext === 'json') {
-    if (detected) return 'UNSUPPORTED_FILE_TYPE'
+    // Text is judged by its bytes (UTF-8 without NUL), not by magic numbers: file-type also matches plain
+    // text such as "BMW …" (bmp) or "MZ …" (exe), and an XML text is still text.
     let text: string
     try {
       text = utf8.decode(bytes)
@@ -97,6 +97,7 @@ export async function fileTypeProblem(
     }
     return undefined
   }
+  const detected = await fileTypeFromBuffer(bytes)
   const expected = ext === 'jpeg' ? 'jpg' : ext
   if (detected?.ext !== expected) return 'UNSUPPORTED_FILE_TYPE'
   if (ext === 'pdf' && contains(bytes, '/Encrypt')) return 'UNSUPPORTED_FILE_TYPE'

@@ -119,3 +119,52 @@ export function eventsAfter(
       .all(aggregateId, afterSequence, limit) as EventRow[]
   ).map(toEvent)
 }
+
+/** Event and Item content is kept at most 30 days (Events; Retention). */
+export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000
+
+/**
+ * Events of an aggregate after a sequence number that are still within retention (created after sinceMs),
+ * in sequence order: what SSE replays and what Session items list. Older events are hidden at read time.
+ */
+export function visibleEventsAfter(
+  deps: Deps,
+  aggregateId: string,
+  afterSequence: number,
+  sinceMs: number,
+  limit: number,
+): EventRecord[] {
+  return (
+    deps.db
+      .stmt(
+        'SELECT * FROM events WHERE aggregate_id = ? AND sequence > ? AND created_at > ? ORDER BY sequence LIMIT ?',
+      )
+      .all(aggregateId, afterSequence, sinceMs, limit) as EventRow[]
+  ).map(toEvent)
+}
+
+/** Event ids of a Turn's result items (MESSAGE and ARTIFACT content) in order, at most `limit`. */
+export function resultItemIdsOfTurn(
+  deps: Deps,
+  sessionId: string,
+  turnId: string,
+  limit = 100,
+): string[] {
+  return (
+    deps.db
+      .stmt(
+        `SELECT event_id FROM events WHERE aggregate_id = ? AND turn_id = ?
+           AND json_extract(data_json, '$.kind') IN ('MESSAGE', 'ARTIFACT') ORDER BY sequence LIMIT ?`,
+      )
+      .all(sessionId, turnId, limit) as { event_id: string }[]
+  ).map((r) => r.event_id)
+}
+
+/** How many events of one type an aggregate has (run.step.completed so far). */
+export function countEventsOfType(deps: Deps, aggregateId: string, type: string): number {
+  return (
+    deps.db
+      .stmt('SELECT COUNT(*) AS n FROM events WHERE aggregate_id = ? AND type = ?')
+      .get(aggregateId, type) as { n: number }
+  ).n
+}

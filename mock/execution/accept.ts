@@ -1,6 +1,7 @@
 /**
  * Acceptance of a new execution (Sessions and Turns; Limits > Concurrency, SU budgets): the checks that decide
- * whether a create request is accepted, and the scenario the execution will follow.
+ * whether a create request is accepted, and the scenario the execution will follow. Every acceptance of a Turn
+ * or Run calls checkConcurrency() and reserveSu() (balance, then the Project's UTC day and month budgets).
  */
 import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
@@ -8,6 +9,7 @@ import type { OutputContract } from '../store/deployments.js'
 import { countWaiting, openReservations } from '../store/executions.js'
 import { getProject } from '../store/projects.js'
 import { getFixtureScenario, takeScenario } from '../store/scenarios.js'
+import { checkProjectBudget } from './ledger.js'
 import { PROJECT_CONCURRENCY } from './executor.js'
 import { BUILTIN_SCENARIOS, DEFAULT_SCENARIO, type ScenarioStep } from './scenarios.js'
 
@@ -31,7 +33,11 @@ export function checkConcurrency(deps: Deps, projectId: string, running: number)
   }
 }
 
-/** 402 INSUFFICIENT_SU when the balance minus open reservations cannot cover the new execution's max_su. */
+/**
+ * Reserves an execution's max_su at acceptance: 402 INSUFFICIENT_SU when the balance minus open reservations
+ * cannot cover it, else 402 PROJECT_BUDGET_EXCEEDED when it would take the Project's UTC day or month past its
+ * budget (BUD-003..005). The non-retryable balance problem is reported first: waiting would not fix it.
+ */
 export function reserveSu(deps: Deps, projectId: string, maxSu: number): void {
   const project = getProject(deps.db, projectId)!
   const available = project.su_balance - openReservations(deps.db, projectId)
@@ -42,6 +48,7 @@ export function reserveSu(deps: Deps, projectId: string, maxSu: number): void {
       details: { available_su: Math.max(0, available), required_su: maxSu },
     })
   }
+  checkProjectBudget(deps, projectId, maxSu)
 }
 
 /** The scenario of the next execution of a target: the queued one, else the default; steps bound to the contract. */

@@ -9,12 +9,17 @@
 import type { Deps } from '../deps.js'
 import type { TimerKinds } from '../clock/timer-kinds.js'
 import { containsCredential, urlResultProblem } from '../domain/result-rules.js'
-import { chargeProject } from '../store/projects.js'
+import { progressAfterStep, runEnd, runQueueWindowS } from '../domain/run.js'
+import { createArtifact } from '../store/files.js'
+import { openExecutionsOfKey } from '../store/access.js'
+import { chargeProject, getApiKey } from '../store/projects.js'
+import { recordUsage } from './ledger.js'
 import {
   countAdmitted,
   getExecution,
   insertExecution,
   insertOutput,
+  listOutputs,
   saveExecution,
   waitingExecutions,
   type ExecutionRecord,
@@ -37,6 +42,8 @@ export const TERMINAL_STATUSES: ReadonlySet<string> = new Set([
 export type ExecutionEvent =
   | { type: 'status'; execution: ExecutionRecord; from: string }
   | { type: 'output'; execution: ExecutionRecord; item: OutputItem }
+  // Events feature: a Run's unique step done (progress.completed grew), for run.step.completed.
+  | { type: 'step'; execution: ExecutionRecord; completed: number }
 type Listener = (deps: Deps, event: ExecutionEvent) => void
 const listeners: Listener[] = []
 
@@ -53,12 +60,25 @@ export function acceptExecution(deps: Deps, e: Omit<ExecutionRecord, 'seq'>): Ex
   const { db, clock, scheduler } = deps
   const record = insertExecution(db, e)
   if (countAdmitted(db, record.project_id) < PROJECT_CONCURRENCY) admit(deps, record, clock.nowMs())
+  // TIME-001: a Run's wait is also bounded by the whole-Run queue total (its one queued step starts at 0).
+  const queueS =
+    record.kind === 'RUN' ? runQueueWindowS(record.queue_seconds, 0) : record.queue_seconds
   scheduler.schedule(
     'execution.queue-timeout',
-    record.created_at + record.queue_seconds * 1000,
+    record.created_at + queueS * 1000,
     { id: record.id },
     { subject: record.id },
   )
+  // STATE-019: the key's expiry on the clock cancels the execution with AUTHORIZATION_REVOKED.
+  const keyExpiresAt = getApiKey(db, record.api_key)?.expires_at
+  if (keyExpiresAt != null) {
+    scheduler.schedule(
+      'access.key-expiry',
+      keyExpiresAt,
+      { key: record.api_key },
+      { subject: record.id },
+    )
+  }
   return record
 }
 
@@ -90,13 +110,41 @@ export function finishExecution(
   e.status = status
   e.terminal = true
   e.completed_at = nowMs
+  // RUN-007: a Run that finished its work has done every unique step.
+  if (e.run && (status === 'SUCCEEDED' || status === 'PARTIALLY_SUCCEEDED'))
+    e.progress_completed = e.run.progress_total
   e.error = code ? { code, message: message ?? code, retryable: false } : null
   e.usage_status = 'FINAL'
   saveExecution(db, e)
   chargeProject(db, e.project_id, e.spent_su)
+  recordUsage(deps, e) // SU ledger: GET /v1/usage and the budget windows (execution/ledger.ts)
   scheduler.cancelSubject(e.id)
+  // RUN-011: a Run's outputs were held back; they are published together with the terminal status.
+  if (e.kind === 'RUN') {
+    for (const item of listOutputs(db, e.id, -1, 1000).items)
+      emit(deps, { type: 'output', execution: e, item })
+  }
   emit(deps, { type: 'status', execution: e, from })
   admitWaiting(deps, e.project_id, nowMs)
+}
+
+/** Seconds from a Run cancel request until its child executions are confirmed ended (assumed: 2 s). */
+export const RUN_CANCEL_CONFIRM_S = 2
+
+/**
+ * STATE-008, STATE-009: a Run moves to CANCEL_REQUESTED and does no more work; RUN_CANCEL_CONFIRM_S later its
+ * child executions are confirmed ended (run.cancel-confirmed). Its deadline still applies meanwhile.
+ */
+export function requestRunCancel(deps: Deps, e: ExecutionRecord): void {
+  for (const kind of ['execution.step', 'execution.queue-timeout', 'execution.time-limit'])
+    deps.scheduler.cancelSubject(e.id, kind)
+  setStatus(deps, e, 'CANCEL_REQUESTED')
+  deps.scheduler.schedule(
+    'run.cancel-confirmed',
+    deps.clock.nowMs() + RUN_CANCEL_CONFIRM_S * 1000,
+    { id: e.id },
+    { subject: e.id },
+  )
 }
 
 /** Admits waiting executions of a Project while slots are free, oldest first. */
@@ -114,7 +162,11 @@ function setStatus(deps: Deps, e: ExecutionRecord, status: string): void {
 }
 
 /** The output item of a step, or the result-rule code it breaks. */
-function buildOutput(deps: Deps, spec: OutputSpec): { item: OutputItem } | { code: string } {
+function buildOutput(
+  deps: Deps,
+  e: ExecutionRecord,
+  spec: OutputSpec,
+): { item: OutputItem } | { code: string } {
   const base = {
     id: deps.ids.uuid(),
     key: spec.key ?? 'result',
@@ -149,14 +201,46 @@ function buildOutput(deps: Deps, spec: OutputSpec): { item: OutputItem } | { cod
       if (problem) return { code: problem }
       return { item: { ...base, url: spec.url, access: spec.access ?? 'PUBLIC' } }
     }
-    case 'FILE':
-      return { code: 'ARTIFACT_PREPARATION_FAILED' }
+    case 'FILE': {
+      if (containsCredential(spec.content) || containsCredential(spec.filename))
+        return { code: 'OUTPUT_CONTAINS_CREDENTIALS' }
+      const nowMs = deps.clock.nowMs()
+      // RET-009: a Run's files are kept until its deadline and the end of its content retention.
+      const expiresAtMs = e.run
+        ? e.run.deadline_at + e.run.retention_days * 24 * 60 * 60 * 1000
+        : undefined
+      const file = createArtifact(deps.db, {
+        artifactId: deps.ids.uuid(),
+        fileId: deps.ids.uuid(),
+        projectId: e.project_id,
+        deploymentId: e.deployment_id,
+        sessionId: e.session_id,
+        executionId: e.id,
+        filename: spec.filename,
+        mimeType: spec.mime_type,
+        bytes: new Uint8Array(Buffer.from(spec.content, 'utf8')),
+        nowMs,
+        expiresAtMs,
+      })
+      return {
+        item: {
+          ...base,
+          artifact_id: file.artifact_id!,
+          filename: file.filename,
+          mime_type: file.mime_type,
+          size_bytes: file.size_bytes,
+          sha256: file.sha256,
+        },
+      }
+    }
   }
 }
 
 /** Applies one script step to a live execution. */
 function applyStep(deps: Deps, e: ExecutionRecord, step: ScenarioStep): void {
   const nowMs = deps.clock.nowMs()
+  // STATE-009: a Run in CANCEL_REQUESTED does no more work; only the cancel confirmation (or its deadline) ends it.
+  if (e.kind === 'RUN' && e.status === 'CANCEL_REQUESTED') return
   switch (step.step) {
     case 'running':
       if (e.status !== 'QUEUED') return
@@ -181,13 +265,25 @@ function applyStep(deps: Deps, e: ExecutionRecord, step: ScenarioStep): void {
           'The execution spent its max_su budget.',
         )
       }
+      // RUN-007, RUN-008: a step's settled cost marks one unique step done (before the last one).
+      if (e.run) {
+        // Events feature: the count before, to tell listeners a step ended (run.step.completed).
+        const stepsBefore = e.progress_completed ?? 0
+        e.progress_completed = Math.min(
+          progressAfterStep(e.progress_completed ?? 0, e.run.progress_total),
+          Math.max(0, e.run.progress_total - 1),
+        )
+        if (e.progress_completed > stepsBefore)
+          emit(deps, { type: 'step', execution: e, completed: e.progress_completed })
+      }
       saveExecution(deps.db, e)
       return
     case 'output': {
-      const built = buildOutput(deps, step.output)
+      const built = buildOutput(deps, e, step.output)
       if ('code' in built) return finishExecution(deps, e, 'FAILED', built.code)
       insertOutput(deps.db, e.id, built.item)
-      emit(deps, { type: 'output', execution: e, item: built.item })
+      // RUN-011: a Run's outputs are published with its terminal status (finishExecution), not now.
+      if (e.kind !== 'RUN') emit(deps, { type: 'output', execution: e, item: built.item })
       return
     }
     case 'action_required':
@@ -199,8 +295,18 @@ function applyStep(deps: Deps, e: ExecutionRecord, step: ScenarioStep): void {
         'ACTION_REQUIRED_UNSUPPORTED',
         'A human answer or approval was needed but is not supported.',
       )
-    case 'succeed':
-      return finishExecution(deps, e, 'SUCCEEDED')
+    case 'succeed': {
+      if (!e.run) return finishExecution(deps, e, 'SUCCEEDED')
+      // STATE-016, STATE-018, STATE-028: the Run's frozen contract decides how it ends.
+      const produced = listOutputs(deps.db, e.id, -1, 1000).items.map((o) => ({
+        key: o.key,
+        error: (o.error as { code: string } | null) ?? null,
+      }))
+      const end = runEnd(e.run.outputs, e.run.allows_partial, produced)
+      return end.status === 'FAILED'
+        ? finishExecution(deps, e, 'FAILED', end.code, end.message)
+        : finishExecution(deps, e, end.status)
+    }
     case 'fail':
       return finishExecution(deps, e, 'FAILED', step.code, step.message)
   }
@@ -225,9 +331,44 @@ export function registerExecutionTimers(kinds: TimerKinds): void {
         'The execution did not start within queue_seconds.',
       )
   })
+  kinds.register<{ id: string }>('run.deadline', ({ id }, { deps }) => {
+    // STATE-014: the whole-Run deadline (run_seconds) ends any non-terminal Run EXPIRED.
+    const e = getExecution(deps.db, id)
+    if (e && !e.terminal)
+      finishExecution(
+        deps,
+        e,
+        'EXPIRED',
+        'RUN_DEADLINE_EXCEEDED',
+        'The Run reached its overall deadline (run_seconds).',
+      )
+  })
+  kinds.register<{ id: string }>('run.cancel-confirmed', ({ id }, { deps }) => {
+    // STATE-009, STATE-012: every child execution is confirmed ended: CANCELED, or FAILED with
+    // EXTERNAL_EFFECT_UNKNOWN when the control API said an external effect cannot be confirmed.
+    const e = getExecution(deps.db, id)
+    if (!e || e.terminal) return
+    if (e.cancel_outcome === 'EXTERNAL_EFFECT_UNKNOWN')
+      return finishExecution(
+        deps,
+        e,
+        'FAILED',
+        'EXTERNAL_EFFECT_UNKNOWN',
+        'The outcome of a write to an external system could not be confirmed; it is not rerun.',
+      )
+    finishExecution(deps, e, 'CANCELED', 'CANCELED', 'Stopped by a cancel request.')
+  })
   kinds.register<{ id: string; code: string }>('execution.cancel', ({ id, code }, { deps }) => {
     const e = getExecution(deps.db, id)
     if (e && !e.terminal) finishExecution(deps, e, 'CANCELED', code, 'Stopped by a cancel request.')
+  })
+  kinds.register<{ key: string }>('access.key-expiry', ({ key }, { deps }) => {
+    // Authentication 6: an expired key's running executions are canceled with AUTHORIZATION_REVOKED.
+    for (const id of openExecutionsOfKey(deps.db, key)) {
+      const e = getExecution(deps.db, id)
+      if (e && !e.terminal)
+        finishExecution(deps, e, 'CANCELED', 'AUTHORIZATION_REVOKED', 'The key expired.')
+    }
   })
   kinds.register<{ id: string }>('execution.time-limit', ({ id }, { deps }) => {
     const e = getExecution(deps.db, id)

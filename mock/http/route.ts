@@ -119,49 +119,52 @@ function idempotent(c: Context<Env>, op: OperationSpec, handler: RouteHandler): 
     body: input.body,
     upload: input.upload,
   })
-  return db.tx(() => {
-    const nowMs = clock.nowMs()
-    const stored = getIdempotency(db, projectId, key)
-    if (
-      stored &&
-      receiptHolds(
-        stored.expires_at,
-        nowMs,
-        stored.execution_ref !== null && executionOpen(c.var.deps, stored.execution_ref),
-      )
-    ) {
-      if (stored.fingerprint !== fingerprint) {
-        throw new ApiError('IDEMPOTENCY_CONFLICT', {
-          message:
-            'This Idempotency-Key was used with another request; send the same body or use a new key.',
-          details: { idempotency_expires_at: new Date(stored.expires_at).toISOString() },
-        })
+  // One instant per request: created_at, deadlines and idempotency_expires_at agree (RET-001).
+  return clock.pinned(() =>
+    db.tx(() => {
+      const nowMs = clock.nowMs()
+      const stored = getIdempotency(db, projectId, key)
+      if (
+        stored &&
+        receiptHolds(
+          stored.expires_at,
+          nowMs,
+          stored.execution_ref !== null && executionOpen(c.var.deps, stored.execution_ref),
+        )
+      ) {
+        if (stored.fingerprint !== fingerprint) {
+          throw new ApiError('IDEMPOTENCY_CONFLICT', {
+            message:
+              'This Idempotency-Key was used with another request; send the same body or use a new key.',
+            details: { idempotency_expires_at: new Date(stored.expires_at).toISOString() },
+          })
+        }
+        c.header('Idempotent-Replayed', 'true')
+        return {
+          status: stored.status as Reply['status'],
+          body: JSON.parse(stored.body_json) as unknown,
+        }
       }
-      c.header('Idempotent-Replayed', 'true')
-      return {
-        status: stored.status as Reply['status'],
-        body: JSON.parse(stored.body_json) as unknown,
-      }
-    }
-    const expiresAt = nowMs + IDEMPOTENCY_RETENTION_MS
-    c.set('input', { ...input, idempotencyExpiresAt: new Date(expiresAt).toISOString() })
-    const reply = handler(c)
-    if (reply instanceof Promise)
-      throw new Error(`the handler of idempotent ${op.operationId} must be synchronous`)
-    if (reply instanceof Response)
-      throw new Error(`the handler of idempotent ${op.operationId} must return a Reply`)
-    putIdempotency(db, {
-      project_id: projectId,
-      key,
-      operation_id: op.operationId,
-      path: c.req.path,
-      fingerprint,
-      status: reply.status,
-      body_json: JSON.stringify(reply.body),
-      created_at: nowMs,
-      expires_at: expiresAt,
-      execution_ref: reply.execution ?? null,
-    })
-    return reply
-  })
+      const expiresAt = nowMs + IDEMPOTENCY_RETENTION_MS
+      c.set('input', { ...input, idempotencyExpiresAt: new Date(expiresAt).toISOString() })
+      const reply = handler(c)
+      if (reply instanceof Promise)
+        throw new Error(`the handler of idempotent ${op.operationId} must be synchronous`)
+      if (reply instanceof Response)
+        throw new Error(`the handler of idempotent ${op.operationId} must return a Reply`)
+      putIdempotency(db, {
+        project_id: projectId,
+        key,
+        operation_id: op.operationId,
+        path: c.req.path,
+        fingerprint,
+        status: reply.status,
+        body_json: JSON.stringify(reply.body),
+        created_at: nowMs,
+        expires_at: expiresAt,
+        execution_ref: reply.execution ?? null,
+      })
+      return reply
+    }),
+  )
 }

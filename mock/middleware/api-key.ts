@@ -3,7 +3,7 @@
  * unknown, revoked or expired key is 401 INVALID_API_KEY; a Project not approved for the private beta sees
  * 404 NOT_FOUND on every path; requireScopes() answers 403 INSUFFICIENT_SCOPE.
  */
-import type { MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { getApiKey, getProject } from '../store/projects.js'
@@ -12,6 +12,16 @@ import { getApiKey, getProject } from '../store/projects.js'
 export function bearerToken(header: string | undefined): string | undefined {
   const m = /^Bearer ([\x21-\x7e]+)$/.exec(header ?? '')
   return m?.[1]
+}
+
+/** True when the request carries a usable key of a Project not approved for the beta (SVC: 404 everywhere). */
+export function carriesGatedKey(c: Context<Env>): boolean {
+  const { db, clock } = c.var.deps
+  const token = bearerToken(c.req.header('Authorization'))
+  const key = token === undefined ? undefined : getApiKey(db, token)
+  if (!key || key.revoked || (key.expires_at !== null && key.expires_at <= clock.nowMs()))
+    return false
+  return getProject(db, key.project_id)?.approved === false
 }
 
 export const authenticateApiKey = (): MiddlewareHandler<Env> =>

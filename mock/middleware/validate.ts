@@ -2,7 +2,7 @@
  * Request validation driven by spec/openapi.yaml: the schemas are compiled once with ajv and nothing here
  * re-types a field rule. Idempotency-Key must be 1-256 bytes (422 INVALID_IDEMPOTENCY_KEY); a body that breaks
  * its schema is 422 INVALID_INPUT, or 422 LIMIT_OUT_OF_RANGE when only `limits` values are out of range
- * (never lowered); a query value that breaks its schema is 422 INVALID_INPUT, a malformed cursor 400
+ * (never lowered); a query value that breaks its schema is 400 INVALID_INPUT, a malformed cursor 400
  * INVALID_CURSOR. An absent body of an EmptyInput operation counts as {}.
  */
 import type { ErrorObject } from 'ajv'
@@ -43,7 +43,15 @@ const problems = (errors: ErrorObject[] | null | undefined) =>
 export const requireIdempotencyKey = (): MiddlewareHandler<Env> =>
   async function requireIdempotencyKey(c, next) {
     const key = c.req.header('Idempotency-Key')
-    const bytes = key === undefined ? 0 : Buffer.byteLength(key, 'utf8')
+    // Node hands header values over as latin1 strings: one character per byte on the wire. A string built in
+    // process (app.request) may hold wider characters: those count as their UTF-8 bytes.
+    const bytes =
+      key === undefined
+        ? 0
+        : // eslint-disable-next-line no-control-regex -- every latin1 character is one wire byte
+          /^[\x00-\xff]*$/.test(key)
+          ? key.length
+          : Buffer.byteLength(key, 'utf8')
     if (key === undefined || bytes < 1 || bytes > 256) {
       throw new ApiError('INVALID_IDEMPOTENCY_KEY', { details: { bytes } })
     }
@@ -68,8 +76,9 @@ export const validateRequest = (op: OperationSpec): MiddlewareHandler<Env> => {
       if (!p.validate(raw)) {
         if (p.name === 'after')
           throw new ApiError('INVALID_CURSOR', { details: { parameter: p.name } })
+        // The operations with query parameters document 400 (request error), not 422.
         throw new ApiError('INVALID_INPUT', {
-          status: 422,
+          status: 400,
           message: `Query parameter ${p.name} is out of range or malformed.`,
           details: { parameter: p.name, errors: problems(p.validate.errors) },
         })

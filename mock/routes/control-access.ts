@@ -11,7 +11,13 @@ import { Hono } from 'hono'
 import type { Deps, Env } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { finishExecution } from '../execution/executor.js'
-import { openExecutionsOfDeployment, openExecutionsOfKey, retireDeployment, revokeApiKey, setApiKeyExpiry } from '../store/access.js'
+import {
+  openExecutionsOfDeployment,
+  openExecutionsOfKey,
+  retireDeployment,
+  revokeApiKey,
+  setApiKeyExpiry,
+} from '../store/access.js'
 import { getDeployment } from '../store/deployments.js'
 import { getExecution } from '../store/executions.js'
 import { getApiKey } from '../store/projects.js'
@@ -20,7 +26,14 @@ import { getApiKey } from '../store/projects.js'
 export function revokeExecutions(deps: Deps, ids: string[]): string[] {
   for (const id of ids) {
     const e = getExecution(deps.db, id)
-    if (e && !e.terminal) finishExecution(deps, e, 'CANCELED', 'AUTHORIZATION_REVOKED', 'The key or Deployment became unusable.')
+    if (e && !e.terminal)
+      finishExecution(
+        deps,
+        e,
+        'CANCELED',
+        'AUTHORIZATION_REVOKED',
+        'The key or Deployment became unusable.',
+      )
   }
   return ids
 }
@@ -33,7 +46,8 @@ export function controlAccessRoutes(): Hono<Env> {
     const key = c.req.param('key')
     const canceled = await deps.scheduler.exclusive(() =>
       deps.db.tx(() => {
-        if (!revokeApiKey(deps.db, key)) throw new ApiError('NOT_FOUND', { message: `no key ${key}` })
+        if (!revokeApiKey(deps.db, key))
+          throw new ApiError('NOT_FOUND', { message: `no key ${key}` })
         return revokeExecutions(deps, openExecutionsOfKey(deps.db, key))
       }),
     )
@@ -45,9 +59,13 @@ export function controlAccessRoutes(): Hono<Env> {
     const key = c.req.param('key')
     const body = (await c.req.json().catch(() => ({}))) as { at?: unknown }
     const nowMs = deps.clock.nowMs()
-    const atMs = body.at === undefined ? nowMs : typeof body.at === 'string' ? Date.parse(body.at) : NaN
+    const atMs =
+      body.at === undefined ? nowMs : typeof body.at === 'string' ? Date.parse(body.at) : NaN
     if (!Number.isFinite(atMs) || atMs < nowMs) {
-      throw new ApiError('INVALID_INPUT', { status: 422, message: 'at must be an ISO time not before now' })
+      throw new ApiError('INVALID_INPUT', {
+        status: 422,
+        message: 'at must be an ISO time not before now',
+      })
     }
     const canceled = await deps.scheduler.exclusive(() =>
       deps.db.tx(() => {
@@ -68,7 +86,8 @@ export function controlAccessRoutes(): Hono<Env> {
     const id = c.req.param('deployment_id')
     const canceled = await deps.scheduler.exclusive(() =>
       deps.db.tx(() => {
-        if (!getDeployment(deps.db, id)) throw new ApiError('NOT_FOUND', { message: `no Deployment ${id}` })
+        if (!getDeployment(deps.db, id))
+          throw new ApiError('NOT_FOUND', { message: `no Deployment ${id}` })
         retireDeployment(deps.db, id, new Date(deps.clock.nowMs()).toISOString())
         return revokeExecutions(deps, openExecutionsOfDeployment(deps.db, id))
       }),

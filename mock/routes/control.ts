@@ -1,6 +1,10 @@
 /**
  * The mock-only control API under /_mock (MOCK-CONTRACT "Control API"): fixtures, clock, clock advance,
- * reset and scenario queueing, plus GET /_mock/scenarios (an extension listing scenarios and the queue).
+ * reset and scenario queueing, plus extensions: GET /_mock/scenarios (scenarios and the queue), POST
+ * /_mock/projects/{project_id}/balance and /storage-limit, POST /_mock/artifacts, DELETE /_mock/artifacts/{id},
+ * GET and POST /_mock/projects/{project_id}/budget (SU budget windows), POST
+ * /_mock/preparations/{preparation_id}/package (the candidate setup changes: PACKAGE_CHANGED), and the
+ * Workflow/Run extensions of control-runs.ts (publish, stop, external-effect-unknown).
  */
 import { Hono, type Context } from 'hono'
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js'
@@ -14,6 +18,8 @@ import {
 } from '../execution/scenarios.js'
 import { fixturesView, resetWorld } from '../fixtures/load.js'
 import { getDeployment } from '../store/deployments.js'
+import { createArtifact, deleteArtifact } from '../store/files.js'
+import { getProject, setProjectBalance, setProjectStorageLimit } from '../store/projects.js'
 import {
   enqueueScenario,
   getFixtureScenario,
@@ -21,6 +27,13 @@ import {
   listScenarioQueue,
 } from '../store/scenarios.js'
 import { getWorkflow } from '../store/workflows.js'
+import { artifactDetail } from './artifacts.js'
+import { controlRunRoutes } from './control-runs.js'
+import { findSession, sessionLookupRegistered } from './files.js'
+import { budgetView, rehearseSpend } from '../execution/ledger.js'
+import { setApiKeyScopes } from '../store/key-scopes.js'
+import { setProjectBudgets } from '../store/usage.js'
+import { changeCandidatePackage } from './works.js'
 
 const ajv = new Ajv2020({ allErrors: true, strict: true })
 
@@ -51,6 +64,85 @@ const scenarioBody = ajv.compile<{ target_id: string; scenario: string; times?: 
     scenario: { type: 'string', minLength: 1 },
     times: { type: 'integer', minimum: 1, maximum: 1000 },
   },
+})
+
+const balanceBody = ajv.compile<{ su_balance: number }>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['su_balance'],
+  properties: { su_balance: { type: 'number', minimum: 0, maximum: 1e12 } },
+})
+const storageLimitBody = ajv.compile<{ storage_limit_bytes: number }>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['storage_limit_bytes'],
+  properties: { storage_limit_bytes: { type: 'integer', minimum: 0, maximum: 2 ** 50 } },
+})
+/** At most 10 years of retention, like the clock advance bound. */
+const artifactBody = ajv.compile<{
+  project_id: string
+  deployment_id?: string
+  session_id?: string
+  execution_id?: string
+  filename: string
+  mime_type: string
+  content_base64: string
+  retention_seconds?: number
+}>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['project_id', 'filename', 'mime_type', 'content_base64'],
+  properties: {
+    project_id: { type: 'string', minLength: 1 },
+    deployment_id: { type: 'string', minLength: 1 },
+    session_id: { type: 'string', minLength: 1 },
+    execution_id: { type: 'string', minLength: 1 },
+    filename: { type: 'string', minLength: 1, maxLength: 1024 },
+    mime_type: { type: 'string', minLength: 1, maxLength: 255 },
+    content_base64: { type: 'string', pattern: '^[A-Za-z0-9+/]*={0,2}$' },
+    retention_seconds: { type: 'number', exclusiveMinimum: 0, maximum: MAX_ADVANCE_S },
+  },
+})
+
+/** Budget rehearsal: set the Project's budgets and/or bring today's or this month's settled SU to a value. */
+const budgetBody = ajv.compile<{
+  daily_budget_su?: number
+  monthly_budget_su?: number
+  spent_today_su?: number
+  spent_this_month_su?: number
+}>({
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    daily_budget_su: { type: 'number', minimum: 0, maximum: 1e9 },
+    monthly_budget_su: { type: 'number', minimum: 0, maximum: 1e9 },
+    spent_today_su: { type: 'number', minimum: 0, maximum: 1e9 },
+    spent_this_month_su: { type: 'number', minimum: 0, maximum: 1e9 },
+  },
+})
+
+/** The scopes Authentication 3 names. */
+const SCOPES = [
+  'events:read',
+  'runs:read',
+  'runs:cancel',
+  'runs:delete',
+  'workflows:read',
+  'workflows:run',
+  'files:write',
+  'artifacts:read',
+  'actions:resolve',
+  'actions:approve',
+  'usage:read',
+  'works:read',
+  'works:write',
+  'works:approve',
+]
+const scopesBody = ajv.compile<{ scopes: string[] }>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['scopes'],
+  properties: { scopes: { type: 'array', uniqueItems: true, items: { enum: SCOPES } } },
 })
 
 type Validator<T> = ((data: unknown) => data is T) & { errors?: ErrorObject[] | null }
@@ -173,6 +265,117 @@ export function controlRoutes(): Hono<Env> {
     const queued = enqueueScenario(db, target_id, scenario, times)
     return c.json({ target_id, target, scenario: queued.scenario, times: queued.remaining }, 201)
   })
+
+  // Extension: set a Project's SU balance (rehearse 402 MINIMUM_SU_REQUIRED).
+  app.post('/projects/:project_id/balance', async (c) => {
+    const { su_balance } = await body(c, balanceBody)
+    const projectId = c.req.param('project_id')
+    if (!setProjectBalance(c.var.deps.db, projectId, su_balance)) {
+      throw new ApiError('NOT_FOUND', { message: `no Project with id "${projectId}"` })
+    }
+    return c.json({ project_id: projectId, su_balance })
+  })
+
+  // Extension: set a Project's file storage limit (rehearse 413 PROJECT_STORAGE_LIMIT).
+  app.post('/projects/:project_id/storage-limit', async (c) => {
+    const { storage_limit_bytes } = await body(c, storageLimitBody)
+    const projectId = c.req.param('project_id')
+    if (!setProjectStorageLimit(c.var.deps.db, projectId, storage_limit_bytes)) {
+      throw new ApiError('NOT_FOUND', { message: `no Project with id "${projectId}"` })
+    }
+    return c.json({ project_id: projectId, storage_limit_bytes })
+  })
+
+  // Extension: store a result file as if an execution had produced it (artifact reads and downloads).
+  app.post('/artifacts', async (c) => {
+    const b = await body(c, artifactBody)
+    const { db, clock, ids } = c.var.deps
+    if (!getProject(db, b.project_id)) {
+      throw new ApiError('NOT_FOUND', { message: `no Project with id "${b.project_id}"` })
+    }
+    const deployment =
+      b.deployment_id === undefined ? undefined : getDeployment(db, b.deployment_id)
+    if (b.deployment_id !== undefined && deployment?.project_id !== b.project_id) {
+      throw new ApiError('NOT_FOUND', {
+        message: `no Deployment with id "${b.deployment_id}" in Project "${b.project_id}"`,
+      })
+    }
+    const nowMs = clock.nowMs()
+    if (b.session_id !== undefined && sessionLookupRegistered()) {
+      const session = findSession(db, b.session_id, nowMs)
+      if (session?.project_id !== b.project_id) {
+        throw new ApiError('NOT_FOUND', { message: `no Session with id "${b.session_id}"` })
+      }
+    }
+    const artifact = createArtifact(db, {
+      artifactId: ids.uuid(),
+      fileId: ids.uuid(),
+      projectId: b.project_id,
+      deploymentId: b.deployment_id ?? null,
+      sessionId: b.session_id ?? null,
+      executionId: b.execution_id ?? null,
+      filename: b.filename,
+      mimeType: b.mime_type,
+      bytes: new Uint8Array(Buffer.from(b.content_base64, 'base64')),
+      nowMs,
+      expiresAtMs:
+        b.retention_seconds === undefined
+          ? undefined
+          : nowMs + Math.round(b.retention_seconds * 1000),
+    })
+    return c.json({ artifact_id: artifact.artifact_id, ...artifactDetail(artifact) }, 201)
+  })
+
+  // Extension: delete an artifact (its download addresses stop working; it is not issued again).
+  app.delete('/artifacts/:artifact_id', (c) => {
+    const id = c.req.param('artifact_id')
+    if (!deleteArtifact(c.var.deps.db, id)) {
+      throw new ApiError('NOT_FOUND', { message: `no undeleted artifact with id "${id}"` })
+    }
+    return c.json({ artifact_id: id, deleted: true })
+  })
+
+  // Extension: the Project's SU budget windows (UTC day and month) at the current virtual time.
+  app.get('/projects/:project_id/budget', (c) => {
+    const view = budgetView(c.var.deps, c.req.param('project_id'))
+    if (!view) throw new ApiError('NOT_FOUND', { message: 'no such Project' })
+    return c.json({ project_id: c.req.param('project_id'), ...view })
+  })
+
+  // Extension: rehearse PROJECT_BUDGET_EXCEEDED: set budgets, record settled spend (not charged to the balance).
+  app.post('/projects/:project_id/budget', async (c) => {
+    const b = await body(c, budgetBody)
+    const projectId = c.req.param('project_id')
+    const { db } = c.var.deps
+    db.tx(() => {
+      if (!setProjectBudgets(db, projectId, b))
+        throw new ApiError('NOT_FOUND', { message: `no Project with id "${projectId}"` })
+      const done = rehearseSpend(c.var.deps, projectId, b)
+      if (!done.ok) throw new ApiError('INVALID_INPUT', { status: 422, message: done.problem })
+    })
+    return c.json({ project_id: projectId, ...budgetView(c.var.deps, projectId)! })
+  })
+
+  // Extension: replace a key's scopes (rehearse INSUFFICIENT_SCOPE or a key without works:approve).
+  app.post('/keys/:key/scopes', async (c) => {
+    const { scopes } = await body(c, scopesBody)
+    const key = c.req.param('key')
+    if (!setApiKeyScopes(c.var.deps.db, key, scopes))
+      throw new ApiError('NOT_FOUND', { message: `no API key "${key}"` })
+    return c.json({ key, scopes })
+  })
+
+  // Extension: the candidate setup of a preparation changes (a scope confirmation of the old one: PACKAGE_CHANGED).
+  app.post('/preparations/:preparation_id/package', (c) => {
+    const id = c.req.param('preparation_id')
+    const changed = changeCandidatePackage(c.var.deps, id)
+    if (!changed) throw new ApiError('NOT_FOUND', { message: `no preparation with id "${id}"` })
+    if (!changed.ok) throw new ApiError('INVALID_TRANSITION', { message: changed.error.message })
+    return c.json(changed.preparation)
+  })
+
+  // Extensions for Workflows and Runs: publish, stop, external-effect-unknown (mock/routes/control-runs.ts).
+  controlRunRoutes(app, body)
 
   return app
 }

@@ -266,6 +266,15 @@ export function sessionRoutes(app: Hono<Env>): void {
     return { status: 202, body: turnDetail(c.var.deps, turn), execution: turn.id }
   })
 
+  // Assumed path: the private beta has no interactive actions, so a Turn never has one to resolve.
+  route(app, 'resolveTurnAction', (c) => {
+    const session = visibleSession(c, c.req.param('session_id')!)
+    visibleTurn(c, session, c.req.param('turn_id')!)
+    throw new ApiError('NOT_FOUND', {
+      message: 'No such action: this Turn has no pending question.',
+    })
+  })
+
   route(app, 'closeSession', (c) => {
     const deps = c.var.deps
     const session = visibleSession(c, c.req.param('session_id')!)

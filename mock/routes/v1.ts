@@ -6,8 +6,14 @@ import { Hono } from 'hono'
 import type { Env } from '../deps.js'
 import { artifactRoutes } from './artifacts.js'
 import { deploymentRoutes } from './deployments.js'
+import { eventRoutes } from './events.js'
 import { fileRoutes } from './files.js'
+import { itemRoutes } from './items.js'
+import { runRoutes } from './runs.js'
 import { sessionRoutes } from './sessions.js'
+import { usageRoutes } from './usage.js'
+import { workflowRoutes } from './workflows.js'
+import { worksRoutes } from './works.js'
 
 /** A fresh /v1 sub-app, mounted by createApp at /v1. */
 export function v1Routes(): Hono<Env> {
@@ -16,5 +22,11 @@ export function v1Routes(): Hono<Env> {
   fileRoutes(app)
   artifactRoutes(app)
   sessionRoutes(app)
+  usageRoutes(app)
+  worksRoutes(app)
+  workflowRoutes(app)
+  runRoutes(app)
+  eventRoutes(app)
+  itemRoutes(app)
   return app
 }

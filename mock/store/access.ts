@@ -6,19 +6,33 @@ export function revokeApiKey(db: Db, key: string): boolean {
 }
 
 export function setApiKeyExpiry(db: Db, key: string, expiresAtMs: number): boolean {
-  return db.stmt('UPDATE api_keys SET expires_at = ? WHERE key = ?').run(expiresAtMs, key).changes > 0
+  return (
+    db.stmt('UPDATE api_keys SET expires_at = ? WHERE key = ?').run(expiresAtMs, key).changes > 0
+  )
 }
 
 export function retireDeployment(db: Db, id: string, nowIso: string): boolean {
-  return db.stmt("UPDATE deployments SET status = 'RETIRED', revoked_at = ? WHERE id = ?").run(nowIso, id).changes > 0
+  return (
+    db
+      .stmt("UPDATE deployments SET status = 'RETIRED', revoked_at = ? WHERE id = ?")
+      .run(nowIso, id).changes > 0
+  )
 }
 
 /** Ids of the open executions a key created. */
 export function openExecutionsOfKey(db: Db, key: string): string[] {
-  return (db.stmt('SELECT id FROM executions WHERE api_key = ? AND terminal = 0').all(key) as { id: string }[]).map((r) => r.id)
+  return (
+    db.stmt('SELECT id FROM executions WHERE api_key = ? AND terminal = 0').all(key) as {
+      id: string
+    }[]
+  ).map((r) => r.id)
 }
 
 /** Ids of the open executions of a Deployment. */
 export function openExecutionsOfDeployment(db: Db, deploymentId: string): string[] {
-  return (db.stmt('SELECT id FROM executions WHERE deployment_id = ? AND terminal = 0').all(deploymentId) as { id: string }[]).map((r) => r.id)
+  return (
+    db
+      .stmt('SELECT id FROM executions WHERE deployment_id = ? AND terminal = 0')
+      .all(deploymentId) as { id: string }[]
+  ).map((r) => r.id)
 }

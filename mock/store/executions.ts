@@ -4,6 +4,7 @@
  */
 import type { ScenarioStep } from '../execution/scenarios.js'
 import type { Db } from './db.js'
+import type { OutputContract } from './deployments.js'
 
 export type SessionRecord = {
   id: string
@@ -22,6 +23,19 @@ export type ExecutionError = {
   message: string
   retryable: false
   details?: Record<string, unknown>
+}
+
+/** What a Run freezes at acceptance (Run request rule 3): deadline, retention, steps and result contract. */
+export type RunFacts = {
+  /** created_at + run_seconds (ms): the whole-Run deadline. */
+  deadline_at: number
+  run_seconds: number
+  retention_days: number
+  /** Unique steps of the published version (progress.total). */
+  progress_total: number
+  allows_partial: boolean
+  outputs: OutputContract[]
+  file_ids: string[]
 }
 
 export type ExecutionRecord = {
@@ -50,10 +64,22 @@ export type ExecutionRecord = {
   started_at: number | null
   completed_at: number | null
   terminal: boolean
+  /** Runs only: the facts frozen at acceptance (null for a Turn). */
+  run?: RunFacts | null
+  /** Runs only: unique steps done (progress.completed). */
+  progress_completed?: number
+  /** Runs only: when a delete was accepted (reads blocked from then on). */
+  deleted_at?: number | null
+  /** Runs only: how a cancel ends when it cannot confirm an external effect (EXTERNAL_EFFECT_UNKNOWN). */
+  cancel_outcome?: string | null
 }
 
 type SessionRow = Omit<SessionRecord, 'metadata'> & { metadata_json: string }
-type ExecutionRow = Omit<ExecutionRecord, 'error' | 'steps' | 'input' | 'metadata' | 'terminal'> & {
+type ExecutionRow = Omit<
+  ExecutionRecord,
+  'error' | 'steps' | 'input' | 'metadata' | 'terminal' | 'run'
+> & {
+  run_json: string | null
   error_json: string | null
   steps_json: string
   input_json: string
@@ -72,9 +98,11 @@ const toExecution = ({
   input_json,
   metadata_json,
   terminal,
+  run_json,
   ...r
 }: ExecutionRow): ExecutionRecord => ({
   ...r,
+  run: run_json === null ? null : (JSON.parse(run_json) as RunFacts),
   error: error_json === null ? null : (JSON.parse(error_json) as ExecutionError),
   steps: JSON.parse(steps_json) as ScenarioStep[],
   input: JSON.parse(input_json) as unknown,
@@ -121,8 +149,8 @@ export function insertExecution(db: Db, e: Omit<ExecutionRecord, 'seq'>): Execut
   db.stmt(
     `INSERT INTO executions (id, seq, kind, project_id, api_key, deployment_id, session_id, workflow_id, published_version, status, error_json,
        scenario, steps_json, input_json, metadata_json, execution_seconds, queue_seconds, max_su, spent_su, usage_status,
-       created_at, admitted_at, started_at, completed_at, terminal)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       created_at, admitted_at, started_at, completed_at, terminal, run_json)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     e.id,
     seq,
@@ -149,8 +177,9 @@ export function insertExecution(db: Db, e: Omit<ExecutionRecord, 'seq'>): Execut
     e.started_at,
     e.completed_at,
     e.terminal ? 1 : 0,
+    e.run ? JSON.stringify(e.run) : null,
   )
-  return { ...e, seq }
+  return { progress_completed: 0, deleted_at: null, cancel_outcome: null, ...e, seq }
 }
 
 export function getExecution(db: Db, id: string): ExecutionRecord | undefined {
@@ -162,7 +191,7 @@ export function getExecution(db: Db, id: string): ExecutionRecord | undefined {
 export function saveExecution(db: Db, e: ExecutionRecord): void {
   db.stmt(
     `UPDATE executions SET status = ?, error_json = ?, spent_su = ?, usage_status = ?, admitted_at = ?, started_at = ?,
-       completed_at = ?, terminal = ? WHERE id = ?`,
+       completed_at = ?, terminal = ?, progress_completed = ?, deleted_at = ?, cancel_outcome = ? WHERE id = ?`,
   ).run(
     e.status,
     e.error === null ? null : JSON.stringify(e.error),
@@ -172,8 +201,22 @@ export function saveExecution(db: Db, e: ExecutionRecord): void {
     e.started_at,
     e.completed_at,
     e.terminal ? 1 : 0,
+    e.progress_completed ?? 0,
+    e.deleted_at ?? null,
+    e.cancel_outcome ?? null,
     e.id,
   )
+}
+
+/** Open (not terminal) Runs of a Workflow, oldest first (stopping a workflow cancels them). */
+export function openRunsOfWorkflow(db: Db, workflowId: string): ExecutionRecord[] {
+  return (
+    db
+      .stmt(
+        "SELECT * FROM executions WHERE workflow_id = ? AND kind = 'RUN' AND terminal = 0 ORDER BY seq",
+      )
+      .all(workflowId) as ExecutionRow[]
+  ).map(toExecution)
 }
 
 /** The newest execution of a Session (its current or last Turn). */

@@ -113,3 +113,11 @@ export function chargeProject(db: Db, projectId: string, su: number): void {
 export function setProjectBalance(db: Db, projectId: string, su: number): boolean {
   return db.stmt('UPDATE projects SET su_balance = ? WHERE id = ?').run(su, projectId).changes > 0
 }
+
+/** Sets a Project's file storage limit (control API: rehearse PROJECT_STORAGE_LIMIT); false when absent. */
+export function setProjectStorageLimit(db: Db, projectId: string, bytes: number): boolean {
+  return (
+    db.stmt('UPDATE projects SET storage_limit_bytes = ? WHERE id = ?').run(bytes, projectId)
+      .changes > 0
+  )
+}

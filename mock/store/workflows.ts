@@ -97,3 +97,40 @@ export function listWorkflows(db: Db, projectId: string): Workflow[] {
       .all(projectId) as WorkflowRow[]
   ).map(toWorkflow)
 }
+
+/** Republishes a Workflow (control API): the next published_version, available again, optional new facts. */
+export function publishWorkflow(
+  db: Db,
+  id: string,
+  patch: Partial<Pick<Workflow, 'input_schema' | 'outputs' | 'steps' | 'allows_partial'>> = {},
+): Workflow | undefined {
+  const w = getWorkflow(db, id)
+  if (!w) return undefined
+  const next: Workflow = {
+    ...w,
+    ...patch,
+    published_version: w.published_version + 1,
+    available: true,
+    error_code: null,
+  }
+  db.stmt(
+    `UPDATE workflows SET published_version = ?, available = 1, error_code = NULL, input_schema_json = ?,
+       outputs_json = ?, steps = ?, allows_partial = ? WHERE id = ?`,
+  ).run(
+    next.published_version,
+    JSON.stringify(next.input_schema),
+    JSON.stringify(next.outputs),
+    next.steps,
+    next.allows_partial ? 1 : 0,
+    id,
+  )
+  return next
+}
+
+/** Stops a Workflow (control API): available false with the given error code. */
+export function stopWorkflow(db: Db, id: string, errorCode = 'WORKFLOW_UNAVAILABLE'): boolean {
+  return (
+    db.stmt('UPDATE workflows SET available = 0, error_code = ? WHERE id = ?').run(errorCode, id)
+      .changes > 0
+  )
+}

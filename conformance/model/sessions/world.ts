@@ -51,6 +51,11 @@ export type Model = {
   sessions: ModelSession[]
   deploymentId: string
   key: string
+  /**
+   * Scenarios queued for the Deployment and not yet taken, oldest first (MOCK-CONTRACT: a queued scenario is
+   * used by the next execution of its target, so one left by a refused create goes to the next accepted one).
+   */
+  queued: ScenarioName[]
   /** Create receipts by Idempotency-Key, for resends (IDEM-001). */
   receipts: { idem: string; body: unknown; receipt: unknown; atS: number }[]
 }
@@ -99,7 +104,9 @@ export function observeTurn(m: Model, t: ModelTurn, res: ApiResponse): void {
   if (m.nowS > t.acceptedAtS + t.queueSeconds) expect(status).not.toBe('QUEUED')
   // STATE-006: an execution starts within its queue time limit or never.
   if (body.started_at) {
-    expect(Date.parse(body.started_at) - Date.parse(body.created_at)).toBeLessThanOrEqual(t.queueSeconds * 1000)
+    expect(Date.parse(body.started_at) - Date.parse(body.created_at)).toBeLessThanOrEqual(
+      t.queueSeconds * 1000,
+    )
   }
   // STATE-007: nothing still runs once queue and execution limits have both passed.
   if (m.nowS > t.acceptedAtS + t.queueSeconds + t.executionSeconds + 2)

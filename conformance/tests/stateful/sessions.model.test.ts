@@ -32,10 +32,11 @@ it(`${req('STATE-001', 'STATE-002', 'STATE-005', 'STATE-006', 'STATE-007', 'STAT
         deploymentId: target.world.deployments.active,
         key: target.world.keys.full,
         receipts: [],
+        queued: [],
       }
       const real: Real = { api: target.api, control }
       await fc.asyncModelRun(() => ({ model, real }), cmds)
     }),
-    fcParams({ numRuns: 15 }),
+    fcParams({ numRuns: 40 }),
   )
 }, 120_000)

@@ -26,6 +26,8 @@ export class AddTurnCommand implements Command {
       input: [{ type: 'TEXT', text: 'more' }],
       limits: { max_su: 1, queue_seconds: 600, execution_seconds: 3600 },
     }
+    await r.control.queueScenario(m.deploymentId, 'succeed')
+    m.queued.push('succeed')
     const res = await r.api.post(`/v1/sessions/${s.id}/turns`, body, {
       key: m.key,
       idem: newIdempotencyKey('model'),
@@ -49,7 +51,7 @@ export class AddTurnCommand implements Command {
       id: receipt.turn_id,
       sessionId: s.id,
       statusUrl: receipt.status_url,
-      scenario: 'succeed',
+      scenario: m.queued.shift()!,
       queueSeconds: 600,
       executionSeconds: 3600,
       acceptedAtS: m.nowS,

@@ -12,6 +12,7 @@ export class CreateSessionCommand implements Command {
   check = () => true
   async run(m: Model, r: Real) {
     await r.control.queueScenario(m.deploymentId, this.scenario)
+    m.queued.push(this.scenario)
     const idem = newIdempotencyKey('model')
     const body = {
       input: [{ type: 'TEXT', text: `model ${this.scenario}` }],
@@ -38,6 +39,7 @@ export class CreateSessionCommand implements Command {
       status_url: string
     }
     expect(receipt.status).toBe('QUEUED')
+    const scenario = m.queued.shift()!
     m.receipts.push({ idem, body, receipt, atS: m.nowS })
     m.sessions.push({
       id: receipt.session_id,
@@ -48,7 +50,7 @@ export class CreateSessionCommand implements Command {
           id: receipt.turn_id,
           sessionId: receipt.session_id,
           statusUrl: receipt.status_url,
-          scenario: this.scenario,
+          scenario,
           queueSeconds: this.queueSeconds,
           executionSeconds: this.executionSeconds,
           acceptedAtS: m.nowS,

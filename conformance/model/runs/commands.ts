@@ -1,0 +1,47 @@
+/** The Run command set of the model-based test (fc.commands); clock and scenario commands only on a mock. */
+import fc from 'fast-check'
+import { commandsParams } from '../../support/fc.js'
+import { AdvanceClockCommand } from './commands/advance-clock.command.js'
+import { CancelRunCommand } from './commands/cancel-run.command.js'
+import { CreateRunCommand } from './commands/create-run.command.js'
+import { DeleteRunCommand } from './commands/delete-run.command.js'
+import { QueueScenarioCommand } from './commands/queue-scenario.command.js'
+import { ReadRunCommand } from './commands/read-run.command.js'
+import type { Command, QueueableScenario } from './world.js'
+
+const index = fc.nat({ max: 1000 })
+const scenario = fc.constantFrom<QueueableScenario>(
+  'succeed',
+  'fail',
+  'slow',
+  'partial',
+  'missing-output',
+  'needs-action',
+)
+
+export const runCommands = (virtualTime: boolean) => {
+  const time: fc.Arbitrary<Command>[] = virtualTime
+    ? [
+        fc.constantFrom(1, 2, 3, 5, 30, 700, 3700).map((s) => new AdvanceClockCommand(s)),
+        fc.constantFrom(1, 4).map((s) => new AdvanceClockCommand(s)),
+        scenario.map((s) => new QueueScenarioCommand(s)),
+      ]
+    : []
+  return fc.commands(
+    [
+      fc
+        .tuple(
+          virtualTime ? fc.option(scenario, { nil: undefined }) : fc.constant(undefined),
+          fc.constantFrom(20, 600),
+          fc.constantFrom(15, 60, 43_200),
+        )
+        .map(([s, q, d]) => new CreateRunCommand(s, q, d)),
+      index.map((i) => new ReadRunCommand(i)),
+      index.map((i) => new ReadRunCommand(i)),
+      index.map((i) => new CancelRunCommand(i)),
+      index.map((i) => new DeleteRunCommand(i)),
+      ...time,
+    ],
+    commandsParams(25),
+  )
+}

@@ -1,0 +1,183 @@
+/**
+ * Download addresses (Endpoints > Files and artifacts; Authentication 9; Time limits): POST .../download issues
+ * a one-use address valid at most 60 seconds, re-checking permission and never for deleted or expired files;
+ * GET on the address needs no key, answers the whole file (no Range) and then never again. Mock-only:
+ * artifacts are made through the control API, and time is virtual.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { makeArtifact, mockControl } from '../../support/artifacts.js'
+import type { ApiResponse } from '../../support/client.js'
+import { expectError } from '../../support/expect-error.js'
+import { req } from '../../support/req.js'
+import { startTarget, type Target } from '../../support/target.js'
+import { sample, sha256Hex } from '../../support/uploads.js'
+
+let target: Target
+beforeAll(async () => {
+  target = await startTarget()
+})
+beforeEach(async () => {
+  await target.fresh()
+})
+afterAll(async () => {
+  await target.close()
+})
+
+type DownloadReceipt = { url: string; expires_at: string }
+
+const issue = (artifactId: string, key = target.world.keys.full) =>
+  target.api.post(`/v1/artifacts/${artifactId}/download`, undefined, { key })
+
+async function issued(artifactId: string): Promise<DownloadReceipt> {
+  const res = await issue(artifactId)
+  expect(res.status, res.text.slice(0, 300)).toBe(200)
+  return res.body as DownloadReceipt
+}
+
+/** GET on a download address, with no Authorization header (the token replaces it). */
+const fetchUrl = (url: string, headers?: Record<string, string>) => target.api.get(url, { headers })
+
+const bytesOf = (res: ApiResponse): Buffer =>
+  Buffer.isBuffer(res.body) ? res.body : Buffer.from(res.text, 'utf8')
+
+async function balance(): Promise<number> {
+  const { projects } = await target.control!.fixtures()
+  return (
+    projects.find((p) => p.id === target.world.projectId) as unknown as { su_balance: number }
+  ).su_balance
+}
+
+describe('artifact downloads', () => {
+  it(`${req('FILE-004', 'ART-001')} issues 200 DownloadReceipt: a relative one-use path and expires_at at most 60 seconds ahead`, async (ctx) => {
+    const mock = mockControl(target, ctx)
+    const a = await makeArtifact(target)
+    const res = await issue(a.artifact_id)
+    expect(res.status).toBe(200)
+    const body = res.body as DownloadReceipt
+    expect(body.url).toMatch(
+      new RegExp(`^/v1/artifacts/${a.artifact_id}/content\\?token=[^&\\s]+$`),
+    )
+    const now = Date.parse((await mock.clock()).now)
+    const lifetime = Date.parse(body.expires_at) - now
+    expect(lifetime).toBeGreaterThan(0)
+    expect(lifetime).toBeLessThanOrEqual(60_000)
+  })
+
+  it(`${req('ART-001', 'AUTH-004')} needs artifacts:read to issue an address: 403 INSUFFICIENT_SCOPE without it`, async (ctx) => {
+    mockControl(target, ctx)
+    const key = target.world.keys.worksOnly
+    if (!key) return ctx.skip()
+    const a = await makeArtifact(target)
+    expectError(await issue(a.artifact_id, key), 'INSUFFICIENT_SCOPE')
+  })
+
+  it(`${req('AUTH-013', 'RES-003', 'EP-001')} serves the bytes on the address without a bearer key, with their MIME type and length`, async (ctx) => {
+    mockControl(target, ctx)
+    const content = sample('pixel.png')
+    const a = await makeArtifact(target, {
+      filename: 'pixel.png',
+      mimeType: 'image/png',
+      content,
+    })
+    const res = await fetchUrl((await issued(a.artifact_id)).url)
+    expect(res.status).toBe(200)
+    expect(res.headers['content-type']).toMatch(/^image\/png/)
+    expect(Number(res.headers['content-length'])).toBe(content.byteLength)
+    expect(bytesOf(res).equals(content)).toBe(true)
+    expect(sha256Hex(bytesOf(res))).toBe(a.sha256)
+  })
+
+  it(`${req('ART-005')} answers 404 NOT_FOUND on a second use of the same address`, async (ctx) => {
+    mockControl(target, ctx)
+    const a = await makeArtifact(target)
+    const { url } = await issued(a.artifact_id)
+    expect((await fetchUrl(url)).status).toBe(200)
+    expectError(await fetchUrl(url), 'NOT_FOUND')
+    expect((await fetchUrl((await issued(a.artifact_id)).url)).status).toBe(200)
+  })
+
+  it(`${req('ART-004')} answers 404 NOT_FOUND once 60 seconds have passed`, async (ctx) => {
+    const mock = mockControl(target, ctx)
+    const a = await makeArtifact(target)
+    const early = await issued(a.artifact_id)
+    await mock.advance(59)
+    expect((await fetchUrl(early.url)).status).toBe(200)
+    const late = await issued(a.artifact_id)
+    await mock.advance(60.001)
+    expectError(await fetchUrl(late.url), 'NOT_FOUND')
+  })
+
+  it(`${req('ART-005', 'AUTH-013')} answers 404 NOT_FOUND for a missing, unknown or other artifact's token`, async (ctx) => {
+    mockControl(target, ctx)
+    const a = await makeArtifact(target)
+    const b = await makeArtifact(target, { filename: 'other.txt' })
+    const { url } = await issued(a.artifact_id)
+    const token = new URL(url, 'http://x').searchParams.get('token')!
+    expectError(await fetchUrl(`/v1/artifacts/${a.artifact_id}/content`), 'NOT_FOUND')
+    expectError(
+      await fetchUrl(`/v1/artifacts/${a.artifact_id}/content?token=${token}x`),
+      'NOT_FOUND',
+    )
+    expectError(
+      await fetchUrl(`/v1/artifacts/${b.artifact_id}/content?token=${token}`),
+      'NOT_FOUND',
+    )
+    expect((await fetchUrl(url)).status).toBe(200)
+  })
+
+  it(`${req('ART-007')} ignores Range: the whole file with 200, never 206`, async (ctx) => {
+    mockControl(target, ctx)
+    const content = 'abcdefghijklmnopqrstuvwxyz'
+    const a = await makeArtifact(target, { content })
+    const res = await fetchUrl((await issued(a.artifact_id)).url, { Range: 'bytes=0-3' })
+    expect(res.status).toBe(200)
+    expect(bytesOf(res).toString('utf8')).toBe(content)
+    expect(res.headers['content-range']).toBeUndefined()
+  })
+
+  it(`${req('ART-002', 'AUTH-003', 'AUTH-009')} re-checks permission at every issue: a key without access to the Deployment gets no address`, async (ctx) => {
+    mockControl(target, ctx)
+    const { oneDeployment, revoked } = target.world.keys
+    const { active2 } = target.world.deployments
+    if (!oneDeployment || !active2) return ctx.skip()
+    const a = await makeArtifact(target, { deploymentId: active2 })
+    expect((await issue(a.artifact_id)).status).toBe(200)
+    expectError(await issue(a.artifact_id, oneDeployment), 'NOT_FOUND')
+    if (revoked) expectError(await issue(a.artifact_id, revoked), 'INVALID_API_KEY')
+  })
+
+  it(`${req('ART-006', 'ERR-055')} issues no address for an artifact past retention (410 ARTIFACT_EXPIRED)`, async (ctx) => {
+    const mock = mockControl(target, ctx)
+    const a = await makeArtifact(target, { retentionSeconds: 30 })
+    const { url } = await issued(a.artifact_id)
+    await mock.advance(30)
+    expectError(await issue(a.artifact_id), 'ARTIFACT_EXPIRED')
+    expectError(await fetchUrl(url), 'NOT_FOUND')
+  })
+
+  it(`${req('ART-006')} issues no address for a deleted artifact, and an earlier address stops working`, async (ctx) => {
+    const mock = mockControl(target, ctx)
+    const a = await makeArtifact(target)
+    const { url } = await issued(a.artifact_id)
+    await mock.deleteArtifact(a.artifact_id)
+    expectError(await issue(a.artifact_id), 'ARTIFACT_EXPIRED')
+    expectError(await fetchUrl(url), 'NOT_FOUND')
+  })
+
+  it(`${req('ART-003', 'BUD-009')} does not charge for issuing an address`, async (ctx) => {
+    mockControl(target, ctx)
+    const a = await makeArtifact(target)
+    const before = await balance()
+    for (let i = 0; i < 3; i++) await issued(a.artifact_id)
+    expect(await balance()).toBe(before)
+  })
+
+  it(`${req('BUD-008', 'ERR-079')} refuses to issue an address below 50 SU with 402 MINIMUM_SU_REQUIRED`, async (ctx) => {
+    const mock = mockControl(target, ctx)
+    const a = await makeArtifact(target)
+    await mock.setBalance(target.world.projectId, 49)
+    expectError(await issue(a.artifact_id), 'MINIMUM_SU_REQUIRED')
+    await mock.setBalance(target.world.projectId, 50)
+    expect((await issue(a.artifact_id)).status).toBe(200)
+  })
+})

@@ -1,0 +1,60 @@
+/**
+ * Authentication 10: the optional X-Correlation-Id header is for the caller's tracing; a malformed one is
+ * 400 INVALID_CORRELATION_ID. The document does not show the format: spec/openapi.yaml assumes
+ * ^[A-Za-z0-9._:-]{1,128}$ (x-assumed), so the format tests run only on a mock target.
+ */
+import fc from 'fast-check'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { correlationId, invalidCorrelationId } from '../../arbitraries/headers.js'
+import { expectError } from '../../support/expect-error.js'
+import { fcParams } from '../../support/fc.js'
+import { retryRateLimited } from '../../support/pace.js'
+import { req } from '../../support/req.js'
+import { assumedRule } from '../../support/skip.js'
+import { startTarget, type Target } from '../../support/target.js'
+
+let target: Target
+beforeAll(async () => {
+  target = await startTarget()
+})
+afterAll(async () => {
+  await target.close()
+})
+beforeEach(async () => {
+  await target.fresh()
+})
+
+const read = (value: string) =>
+  retryRateLimited(target, () =>
+    target.api.get('/v1/deployments', {
+      key: target.world.keys.full,
+      headers: { 'X-Correlation-Id': value },
+    }),
+  )
+
+describe('X-Correlation-Id', () => {
+  it(`${req('AUTH-014')} accepts a simple correlation id`, async () => {
+    // Letters, digits and a hyphen: well-formed under any reasonable format.
+    expect((await read('checkout-7f3a9c')).status).toBe(200)
+  })
+
+  it(`${req('AUTH-014')} accepts every correlation id of the assumed format`, async (ctx) => {
+    assumedRule(ctx, target, 'X-Correlation-Id format ^[A-Za-z0-9._:-]{1,128}$')
+    await fc.assert(
+      fc.asyncProperty(correlationId(), async (value) => {
+        expect((await read(value)).status).toBe(200)
+      }),
+      fcParams(),
+    )
+  })
+
+  it(`${req('AUTH-015', 'ERR-039', 'ERR-015')} answers INVALID_CORRELATION_ID to a correlation id outside the assumed format`, async (ctx) => {
+    assumedRule(ctx, target, 'X-Correlation-Id format ^[A-Za-z0-9._:-]{1,128}$')
+    await fc.assert(
+      fc.asyncProperty(invalidCorrelationId(), async (value) => {
+        expectError(await read(value), 'INVALID_CORRELATION_ID')
+      }),
+      fcParams(),
+    )
+  })
+})

@@ -1,0 +1,169 @@
+/**
+ * Session items (Item envelope and page; Events: polling and SSE read the same public records): the ItemPage
+ * shape, content kinds, paging with limit and after (assumed query parameters), cursors of another Session,
+ * the list bounds, and retention (SESSION_EXPIRED).
+ */
+import { randomUUID } from 'node:crypto'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { expectError } from '../../support/expect-error.js'
+import { req } from '../../support/req.js'
+import { assumedRule, mockOnly } from '../../support/skip.js'
+import { startTarget, type Target } from '../../support/target.js'
+import { addTurn, DAY_S, newSession, unthrottled, UUID } from './flow.js'
+import { closeAllStreams, eventOf, openRaw } from './sse-support.js'
+
+let target: Target
+beforeAll(async () => {
+  target = await startTarget()
+})
+afterAll(async () => {
+  closeAllStreams()
+  await target.close()
+})
+beforeEach(async () => {
+  await target.fresh()
+})
+afterEach(() => {
+  closeAllStreams()
+})
+
+type Item = {
+  id: string
+  session_id: string
+  turn_id: string | null
+  sequence: number
+  created_at: string
+  content: Record<string, unknown> & { kind: string }
+}
+type ItemPage = { items: Item[]; next_cursor: string | null }
+
+const itemsPath = (sessionId: string) => `/v1/sessions/${sessionId}/items`
+
+async function listItems(sessionId: string, query?: Record<string, string | number>) {
+  return unthrottled(target, () =>
+    target.api.get(itemsPath(sessionId), { key: target.world.keys.full, query }),
+  )
+}
+
+async function page(sessionId: string, query?: Record<string, string | number>): Promise<ItemPage> {
+  const res = await listItems(sessionId, query)
+  expect(res.status, res.text).toBe(200)
+  return res.body as ItemPage
+}
+
+/** A Session with `turns` finished Turns of the `succeed` scenario. */
+async function sessionWithTurns(turns: number) {
+  const control = target.control!
+  const receipt = await newSession(target)
+  await control.advance(6)
+  for (let i = 1; i < turns; i++) {
+    await addTurn(target, receipt.session_id)
+    await control.advance(6)
+  }
+  return receipt
+}
+
+const KINDS = [
+  'MESSAGE',
+  'TOOL_CALL',
+  'PROGRESS',
+  'REQUIRED_ACTION',
+  'ARTIFACT',
+  'OUTCOME',
+  'STEP_OUTCOME',
+  'USAGE',
+]
+
+describe('Session items', () => {
+  it(`${req('ITEM-001', 'ITEM-002', 'ITEM-003', 'ITEM-004', 'ITEM-005')} lists the Session's records as an ItemPage`, async (ctx) => {
+    mockOnly(ctx, target, 'moves virtual time')
+    const receipt = await sessionWithTurns(1)
+    const { items, next_cursor } = await page(receipt.session_id)
+    expect(next_cursor).toBeNull()
+    expect(items.length).toBeGreaterThanOrEqual(2)
+    for (const item of items) {
+      expect(item.id).toMatch(UUID)
+      expect(item.session_id).toBe(receipt.session_id)
+      expect(item.turn_id).toBe(receipt.turn_id)
+      expect(Number.isInteger(item.sequence)).toBe(true)
+      expect(Number.isNaN(Date.parse(item.created_at))).toBe(false)
+      expect(KINDS).toContain(item.content.kind)
+    }
+    const sequences = items.map((i) => i.sequence)
+    expect(sequences).toEqual([...sequences].sort((a, b) => a - b))
+    const message = items.find((i) => i.content.kind === 'MESSAGE')!
+    expect(typeof message.content.text).toBe('string')
+    expect((message.content.text as string).length).toBeLessThanOrEqual(65_536)
+    expect(['INTERMEDIATE', 'PARTIAL', 'FINAL', undefined]).toContain(message.content.visibility)
+    const outcome = items.find((i) => i.content.kind === 'OUTCOME')!
+    expect(outcome.content).toMatchObject({ status: 'SUCCEEDED', error: null })
+    const itemIds = outcome.content.item_ids as string[]
+    expect(itemIds.length).toBeLessThanOrEqual(100)
+    expect(itemIds).toContain(message.id)
+    expect(outcome.content.usage).toMatchObject({ status: 'FINAL' })
+  })
+
+  it(`${req('EVT-001', 'ITEM-001')} holds the same records as the event stream`, async (ctx) => {
+    mockOnly(ctx, target, 'moves virtual time')
+    const receipt = await sessionWithTurns(1)
+    const s = await openRaw(target.baseUrl, `/v1/sessions/${receipt.session_id}/events`, {
+      key: target.world.keys.full,
+    })
+    await s.waitFor((x) => x.events().some((f) => f.event === 'turn.completed'), 'turn.completed')
+    const events = s.events().map(eventOf)
+    const { items } = await page(receipt.session_id)
+    expect(items.map((i) => i.id)).toEqual(events.map((e) => e.event_id))
+    expect(items.map((i) => i.sequence)).toEqual(events.map((e) => e.sequence))
+    expect(items.map((i) => i.content)).toEqual(events.map((e) => e.data))
+  })
+
+  it(`${req('ITEM-001', 'SIZE-014')} pages with limit and after until next_cursor is null`, async (ctx) => {
+    mockOnly(ctx, target, 'moves virtual time')
+    assumedRule(ctx, target, 'items query parameters limit and after')
+    const receipt = await sessionWithTurns(3)
+    const all = (await page(receipt.session_id)).items
+    expect(all.length).toBeGreaterThanOrEqual(6)
+    const seen: Item[] = []
+    let after: string | null = null
+    for (let guard = 0; guard < 20; guard++) {
+      const p: ItemPage = await page(receipt.session_id, after ? { limit: 2, after } : { limit: 2 })
+      expect(p.items.length).toBeLessThanOrEqual(2)
+      seen.push(...p.items)
+      if (p.next_cursor === null) break
+      expect(p.next_cursor).toMatch(UUID)
+      expect(p.next_cursor).toBe(p.items.at(-1)!.id)
+      after = p.next_cursor
+    }
+    expect(seen.map((i) => i.id)).toEqual(all.map((i) => i.id))
+  })
+
+  it(`${req('ERR-038')} answers 400 INVALID_CURSOR to a cursor of another Session`, async (ctx) => {
+    mockOnly(ctx, target, 'moves virtual time')
+    assumedRule(ctx, target, 'items query parameter after')
+    const a = await sessionWithTurns(1)
+    const b = await newSession(target, 'Another one.')
+    const cursorOfA = (await page(a.session_id)).items[0]!.id
+    expectError(await listItems(b.session_id, { after: cursorOfA }), 'INVALID_CURSOR')
+    expectError(await listItems(b.session_id, { after: randomUUID() }), 'INVALID_CURSOR')
+    expectError(await listItems(b.session_id, { after: 'not-a-cursor' }), 'INVALID_CURSOR')
+  })
+
+  it(`${req('SIZE-014')} holds at most limit items, at most 100, and 50 by default`, async (ctx) => {
+    mockOnly(ctx, target, 'moves virtual time')
+    assumedRule(ctx, target, 'items query parameter limit')
+    const receipt = await sessionWithTurns(2)
+    const all = (await page(receipt.session_id)).items
+    expect(all.length).toBeLessThanOrEqual(50)
+    expect((await page(receipt.session_id, { limit: 1 })).items).toHaveLength(1)
+    expect((await page(receipt.session_id, { limit: 100 })).items).toEqual(all)
+  })
+
+  it(`${req('RET-003', 'EVT-003')} answers 410 SESSION_EXPIRED once the Session is idle for 30 days`, async (ctx) => {
+    const control = mockOnly(ctx, target, 'moves virtual time by weeks')
+    const receipt = await sessionWithTurns(1)
+    await control.advance(29 * DAY_S)
+    expect((await page(receipt.session_id)).items.length).toBeGreaterThan(0)
+    await control.advance(2 * DAY_S)
+    expectError(await listItems(receipt.session_id), 'SESSION_EXPIRED')
+  })
+})

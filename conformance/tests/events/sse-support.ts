@@ -1,0 +1,180 @@
+/**
+ * SSE helpers of the events tests: a raw HTTP reader that keeps the stream's exact text (frame format,
+ * keep-alive comments, error frames) and a parser of standard SSE frames. Every wait is bounded; every
+ * stream opened here is closed by closeAllStreams() (call it in afterEach).
+ */
+import http from 'node:http'
+
+export type SseFrame = {
+  id?: string
+  event?: string
+  data?: string
+  /** Comment lines (without the leading colon). */
+  comments: string[]
+  /** The frame's lines as sent. */
+  lines: string[]
+}
+
+export type RawStream = {
+  status: number
+  headers: http.IncomingHttpHeaders
+  /** Everything received so far. */
+  text(): string
+  /** Complete frames received so far (a frame ends with a blank line). */
+  frames(): SseFrame[]
+  /** Frames that carry an id (events). */
+  events(): SseFrame[]
+  /** Resolves once pred holds on the received text, or rejects after timeoutMs. */
+  waitFor(pred: (s: RawStream) => boolean, what: string, timeoutMs?: number): Promise<void>
+  /** Resolves when the server ended the response, or rejects after timeoutMs. */
+  waitEnd(timeoutMs?: number): Promise<void>
+  readonly ended: boolean
+  close(): void
+}
+
+const open = new Set<{ close(): void }>()
+
+/** Closes every stream and EventSource opened by the tests of this file. */
+export function closeAllStreams(): void {
+  for (const s of open) s.close()
+  open.clear()
+}
+
+/** Registers something to close in afterEach (an EventSource). */
+export function track<T extends { close(): void }>(x: T): T {
+  open.add(x)
+  return x
+}
+
+/** Parses standard SSE frames (LF line ends, blank line between frames). */
+export function parseFrames(text: string): SseFrame[] {
+  const complete = text.slice(0, text.lastIndexOf('\n\n') + 2)
+  return complete
+    .split('\n\n')
+    .filter((block) => block.length > 0)
+    .map((block) => {
+      const frame: SseFrame = { comments: [], lines: block.split('\n') }
+      for (const line of frame.lines) {
+        if (line.startsWith(':')) {
+          frame.comments.push(line.slice(1).trim())
+          continue
+        }
+        const i = line.indexOf(':')
+        const field = i < 0 ? line : line.slice(0, i)
+        const value = i < 0 ? '' : line.slice(i + 1).replace(/^ /, '')
+        if (field === 'id') frame.id = value
+        else if (field === 'event') frame.event = value
+        else if (field === 'data')
+          frame.data = frame.data === undefined ? value : `${frame.data}\n${value}`
+      }
+      return frame
+    })
+}
+
+/** Opens GET path with Accept text/event-stream; resolves once the status line and headers are in. */
+export function openRaw(
+  baseUrl: string,
+  path: string,
+  opts: { key?: string; headers?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<RawStream> {
+  const url = new URL(path, baseUrl)
+  return new Promise((resolve, reject) => {
+    let text = ''
+    let ended = false
+    const listeners = new Set<() => void>()
+    const notify = () => {
+      for (const l of [...listeners]) l()
+    }
+    const req = http.get(
+      url,
+      {
+        agent: false,
+        headers: {
+          Accept: 'text/event-stream',
+          ...(opts.key === undefined ? {} : { Authorization: `Bearer ${opts.key}` }),
+          ...opts.headers,
+        },
+      },
+      (res) => {
+        clearTimeout(timer)
+        res.setEncoding('utf8')
+        res.on('data', (chunk: string) => {
+          text += chunk
+          notify()
+        })
+        const finish = () => {
+          ended = true
+          notify()
+        }
+        res.on('end', finish)
+        res.on('close', finish)
+        res.on('error', finish)
+        const stream: RawStream = {
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text: () => text,
+          frames: () => parseFrames(text),
+          events: () => parseFrames(text).filter((f) => f.id !== undefined),
+          get ended() {
+            return ended
+          },
+          waitFor: (pred, what, timeoutMs = 5000) =>
+            new Promise<void>((ok, fail) => {
+              if (pred(stream)) return ok()
+              const check = () => {
+                if (pred(stream)) {
+                  done()
+                  ok()
+                } else if (ended) {
+                  done()
+                  fail(new Error(`stream ended before ${what}; received:\n${text.slice(-2000)}`))
+                }
+              }
+              const t = setTimeout(() => {
+                done()
+                fail(new Error(`timed out waiting for ${what}; received:\n${text.slice(-2000)}`))
+              }, timeoutMs)
+              const done = () => {
+                clearTimeout(t)
+                listeners.delete(check)
+              }
+              listeners.add(check)
+            }),
+          waitEnd: (timeoutMs = 5000) =>
+            new Promise<void>((ok, fail) => {
+              if (ended) return ok()
+              const check = () => {
+                if (!ended) return
+                clearTimeout(t)
+                listeners.delete(check)
+                ok()
+              }
+              const t = setTimeout(() => {
+                listeners.delete(check)
+                fail(new Error(`stream did not end; received:\n${text.slice(-2000)}`))
+              }, timeoutMs)
+              listeners.add(check)
+            }),
+          close: () => {
+            req.destroy()
+            res.destroy()
+          },
+        }
+        open.add(stream)
+        resolve(stream)
+      },
+    )
+    const timer = setTimeout(() => {
+      req.destroy()
+      reject(new Error(`no response headers for ${path}`))
+    }, opts.timeoutMs ?? 5000)
+    req.on('error', (e) => {
+      clearTimeout(timer)
+      reject(e)
+    })
+  })
+}
+
+/** The Event JSON of a frame's data line. */
+export const eventOf = (f: SseFrame): Record<string, unknown> & { data: Record<string, unknown> } =>
+  JSON.parse(f.data ?? 'null') as Record<string, unknown> & { data: Record<string, unknown> }

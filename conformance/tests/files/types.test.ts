@@ -1,0 +1,121 @@
+/**
+ * Allowed file types (Limits > Sizes and counts; Errors: UNSUPPORTED_FILE_TYPE): every allowed extension with
+ * its MIME type and real content is accepted; a mismatched pair, another extension, content that is not that
+ * format, a macro document or an encrypted PDF is refused with 415.
+ */
+import fc from 'fast-check'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { expectError } from '../../support/expect-error.js'
+import { fcParams } from '../../support/fc.js'
+import { req } from '../../support/req.js'
+import { startTarget, type Target } from '../../support/target.js'
+import { ALLOWED_TYPES, sample, sha256Hex, upload } from '../../support/uploads.js'
+
+let target: Target
+beforeAll(async () => {
+  target = await startTarget()
+})
+beforeEach(async () => {
+  await target.fresh()
+})
+afterAll(async () => {
+  await target.close()
+})
+
+const baseName = fc.stringMatching(/^[A-Za-z0-9_-]{1,24}$/)
+
+describe('file types', () => {
+  it(`${req('SIZE-009', 'FILE-002')} accepts every allowed extension with its MIME type and real content`, async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...ALLOWED_TYPES), baseName, async (type, base) => {
+        const content = sample(type.sample)
+        const filename = `${base}.${type.ext}`
+        const res = await upload(target, { filename, contentType: type.mime, content })
+        expect(res.status, `${filename} ${type.mime}: ${res.text.slice(0, 200)}`).toBe(201)
+        const body = res.body as { filename: string; mime_type: string; sha256: string }
+        expect(body.filename).toBe(filename)
+        expect(body.mime_type).toBe(type.mime)
+        expect(body.sha256).toBe(sha256Hex(content))
+      }),
+      fcParams({ numRuns: 30 }),
+    )
+  })
+
+  it(`${req('SIZE-010', 'ERR-047', 'ERR-022')} refuses an allowed extension sent with another type's MIME type`, async () => {
+    const pairs = fc
+      .tuple(fc.constantFrom(...ALLOWED_TYPES), fc.constantFrom(...ALLOWED_TYPES))
+      .filter(([a, b]) => a.mime !== b.mime)
+    await fc.assert(
+      fc.asyncProperty(pairs, baseName, async ([type, other], base) => {
+        const res = await upload(target, {
+          filename: `${base}.${type.ext}`,
+          contentType: other.mime,
+          content: sample(type.sample),
+        })
+        expectError(res, 'UNSUPPORTED_FILE_TYPE')
+      }),
+      fcParams({ numRuns: 20 }),
+    )
+  })
+
+  it(`${req('SIZE-010', 'ERR-047')} refuses an extension outside the allowed list, or none`, async () => {
+    const others = fc.constantFrom('exe', 'html', 'gif', 'zip', 'svg', 'doc', 'xls', 'sh', 'docm')
+    const mimes = fc.constantFrom('application/octet-stream', 'text/plain', 'text/html')
+    await fc.assert(
+      fc.asyncProperty(others, mimes, baseName, fc.boolean(), async (ext, mime, base, noExt) => {
+        const res = await upload(target, {
+          filename: noExt ? base : `${base}.${ext}`,
+          contentType: mime,
+          content: sample('hello.txt'),
+        })
+        expectError(res, 'UNSUPPORTED_FILE_TYPE')
+      }),
+      fcParams({ numRuns: 15 }),
+    )
+  })
+
+  it(`${req('ERR-047')} refuses content that is not the named format (text named .png)`, async () => {
+    const res = await upload(target, {
+      filename: 'not-really.png',
+      contentType: 'image/png',
+      content: sample('not-really.png'),
+    })
+    expectError(res, 'UNSUPPORTED_FILE_TYPE')
+  })
+
+  it(`${req('ERR-047')} refuses binary content named .txt`, async () => {
+    const res = await upload(target, {
+      filename: 'binary.txt',
+      contentType: 'text/plain',
+      content: sample('binary.txt'),
+    })
+    expectError(res, 'UNSUPPORTED_FILE_TYPE')
+  })
+
+  it(`${req('ERR-047')} refuses a PDF named .docx`, async () => {
+    const res = await upload(target, {
+      filename: 'report.docx',
+      contentType: ALLOWED_TYPES.find((t) => t.ext === 'docx')!.mime,
+      content: sample('document.pdf'),
+    })
+    expectError(res, 'UNSUPPORTED_FILE_TYPE')
+  })
+
+  it(`${req('ERR-047')} refuses a macro document`, async () => {
+    const res = await upload(target, {
+      filename: 'macro.docx',
+      contentType: ALLOWED_TYPES.find((t) => t.ext === 'docx')!.mime,
+      content: sample('macro.docx'),
+    })
+    expectError(res, 'UNSUPPORTED_FILE_TYPE')
+  })
+
+  it(`${req('ERR-047')} refuses an encrypted PDF`, async () => {
+    const res = await upload(target, {
+      filename: 'encrypted.pdf',
+      contentType: 'application/pdf',
+      content: sample('encrypted.pdf'),
+    })
+    expectError(res, 'UNSUPPORTED_FILE_TYPE')
+  })
+})

@@ -1,0 +1,253 @@
+/**
+ * Idempotency of Session creation (Endpoints; Errors > Codes; Retry rules 3; Limits > Sizes and counts and
+ * Retention): the Idempotency-Key header is required and 1 to 256 bytes; the same key and body return the same
+ * receipt without a new execution; the same key with another body is IDEMPOTENCY_CONFLICT; the receipt is
+ * kept at least 24 hours (idempotency_expires_at) and until the Turn ends.
+ */
+import { request as httpRequest } from 'node:http'
+import fc from 'fast-check'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { smallSessionBody, sessionBody, type SessionBody } from '../../arbitraries/bodies.js'
+import {
+  IDEMPOTENCY_KEY_BYTES,
+  idempotencyKey,
+  idempotencyKeyOfBytes,
+  invalidIdempotencyKey,
+  utf8HeaderValue,
+} from '../../arbitraries/headers.js'
+import type { ApiResponse } from '../../support/client.js'
+import { expectError } from '../../support/expect-error.js'
+import { fcParams } from '../../support/fc.js'
+import { retryRateLimited } from '../../support/pace.js'
+import { req } from '../../support/req.js'
+import {
+  createSession,
+  newIdempotencyKey,
+  type SessionReceipt,
+} from '../../support/session-create.js'
+import { mockOnly } from '../../support/skip.js'
+import { startTarget, type Target } from '../../support/target.js'
+
+/**
+ * Session creation with node:http and a Buffer body, so the key's bytes reach the wire as they are: supertest
+ * serializes every body to a string, and Node writes headers that share a chunk with a string body in that
+ * body's encoding (UTF-8), which would double the bytes of a non-ASCII key.
+ */
+function rawCreate(idem: string, body: unknown): Promise<{ status: number; text: string }> {
+  const url = new URL(
+    `${target.baseUrl}/v1/deployments/${target.world.deployments.active}/sessions`,
+  )
+  const payload = Buffer.from(JSON.stringify(body))
+  return new Promise((resolve, reject) => {
+    const r = httpRequest(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${target.world.keys.full}`,
+          'Idempotency-Key': idem,
+          'Content-Type': 'application/json',
+          'Content-Length': payload.length,
+        },
+      },
+      (res) => {
+        let text = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk: string) => (text += chunk))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }))
+      },
+    )
+    r.on('error', reject)
+    r.end(payload)
+  })
+}
+let target: Target
+beforeAll(async () => {
+  target = await startTarget()
+})
+afterAll(async () => {
+  await target.close()
+})
+beforeEach(async () => {
+  await target.fresh()
+})
+
+const DAY_MS = 24 * 60 * 60 * 1000
+const TERMINAL = ['SUCCEEDED', 'FAILED', 'CANCELED', 'EXPIRED']
+
+const receiptOf = (res: ApiResponse): SessionReceipt => {
+  expect(res.status, res.text.slice(0, 300)).toBe(202)
+  return res.body as SessionReceipt
+}
+
+/** One body per key, so a key that repeats across runs (short random keys) is a replay, never a conflict. */
+const bodyForKey = (key: string): SessionBody => smallSessionBody(`key ${key}`)
+
+/** Another valid body: the first TEXT item changed. */
+const otherBody = (body: SessionBody): SessionBody => ({
+  ...body,
+  input: [{ type: 'TEXT', text: `${body.input[0]!.text} (changed)` }, ...body.input.slice(1)],
+})
+
+async function readTurn(receipt: SessionReceipt): Promise<{ status: string; created_at: string }> {
+  const res = await retryRateLimited(target, () =>
+    target.api.get(receipt.status_url, { key: target.world.keys.full }),
+  )
+  expect(res.status, res.text.slice(0, 300)).toBe(200)
+  return res.body as { status: string; created_at: string }
+}
+
+describe('Idempotency-Key', () => {
+  it(`${req('EP-006', 'ERR-040')} answers INVALID_IDEMPOTENCY_KEY to a Session creation without the header`, async () => {
+    const res = await createSession(target, smallSessionBody('no key'), { idem: null })
+    expectError(res, 'INVALID_IDEMPOTENCY_KEY')
+  })
+
+  it(`${req('SIZE-003', 'ERR-040')} answers INVALID_IDEMPOTENCY_KEY to a key of 0 bytes or of 257 bytes`, async () => {
+    for (const idem of ['', idempotencyKeyOfBytes(IDEMPOTENCY_KEY_BYTES.max + 1)]) {
+      const res = await createSession(target, smallSessionBody('bad key'), { idem })
+      expectError(res, 'INVALID_IDEMPOTENCY_KEY')
+    }
+  })
+
+  it(`${req('SIZE-003')} accepts keys of 1 byte and of 256 bytes`, async () => {
+    for (const bytes of [IDEMPOTENCY_KEY_BYTES.min, IDEMPOTENCY_KEY_BYTES.max]) {
+      const idem = idempotencyKeyOfBytes(bytes)
+      receiptOf(await createSession(target, bodyForKey(idem), { idem }))
+    }
+  })
+
+  it(`${req('SIZE-003')} accepts every key of 1 to 256 bytes`, async () => {
+    await fc.assert(
+      fc.asyncProperty(idempotencyKey(), async (idem) => {
+        // Each run starts from a fresh world where the target allows it: budgets and call rates are other rules.
+        await target.fresh()
+        receiptOf(await createSession(target, bodyForKey(idem), { idem }))
+      }),
+      fcParams(),
+    )
+  })
+
+  it(`${req('SIZE-003', 'ERR-040')} answers INVALID_IDEMPOTENCY_KEY to every key outside 1 to 256 bytes`, async () => {
+    await fc.assert(
+      fc.asyncProperty(invalidIdempotencyKey(), async (idem) => {
+        const res = await createSession(target, bodyForKey(idem), { idem })
+        expectError(res, 'INVALID_IDEMPOTENCY_KEY')
+      }),
+      fcParams(),
+    )
+  })
+
+  it(`${req('SIZE-003')} counts the key in UTF-8 bytes: 128 two-byte characters (256 bytes) are accepted`, async () => {
+    const idem = utf8HeaderValue('é'.repeat(128))
+    expect(Buffer.byteLength(idem, 'latin1')).toBe(IDEMPOTENCY_KEY_BYTES.max)
+    const res = await rawCreate(idem, smallSessionBody('utf-8 key'))
+    expect(res.status, res.text).toBe(202)
+  })
+
+  it(`${req('SIZE-003', 'ERR-040')} counts the key in UTF-8 bytes: 86 three-byte characters (258 bytes) are refused`, async () => {
+    const idem = utf8HeaderValue('日'.repeat(86))
+    expect(Buffer.byteLength(idem, 'latin1')).toBe(258)
+    const res = await rawCreate(idem, smallSessionBody('utf-8 key'))
+    expect(res.status).toBe(422)
+    expect(JSON.parse(res.text).error.code).toBe('INVALID_IDEMPOTENCY_KEY')
+  })
+
+  it(`${req('IDEM-001')} returns the same receipt to the same key and body`, async () => {
+    await fc.assert(
+      fc.asyncProperty(sessionBody(), async (body) => {
+        // Each run starts from a fresh world where the target allows it: budgets and call rates are other rules.
+        await target.fresh()
+        const idem = newIdempotencyKey('same')
+        const first = receiptOf(await createSession(target, body, { idem }))
+        const again = receiptOf(await createSession(target, body, { idem }))
+        expect(again).toEqual(first)
+      }),
+      fcParams({ numRuns: 10 }),
+    )
+  })
+
+  it(`${req('IDEM-001')} creates one Session for five concurrent requests with one key and body`, async () => {
+    const idem = newIdempotencyKey('concurrent')
+    const body = smallSessionBody(idem)
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => createSession(target, body, { idem })),
+    )
+    // A duplicate in flight may be told to resend (a retryable error); resending gives the same receipt.
+    const settled = await Promise.all(
+      answers.map(async (res) => {
+        if (res.status === 202) return res
+        const error = (res.body as { error: { retryable: boolean } }).error
+        expect(error.retryable, res.text.slice(0, 300)).toBe(true)
+        return createSession(target, body, { idem })
+      }),
+    )
+    const receipts = settled.map(receiptOf)
+    expect(new Set(receipts.map((r) => r.session_id)).size).toBe(1)
+    expect(new Set(receipts.map((r) => r.turn_id)).size).toBe(1)
+    for (const r of receipts) expect(r).toEqual(receipts[0])
+  })
+
+  it(`${req('IDEM-002', 'ERR-041')} answers IDEMPOTENCY_CONFLICT to the same key with another body`, async () => {
+    await fc.assert(
+      fc.asyncProperty(sessionBody(), async (body) => {
+        // Each run starts from a fresh world where the target allows it: budgets and call rates are other rules.
+        await target.fresh()
+        const idem = newIdempotencyKey('conflict')
+        receiptOf(await createSession(target, body, { idem }))
+        expectError(await createSession(target, otherBody(body), { idem }), 'IDEMPOTENCY_CONFLICT')
+      }),
+      fcParams({ numRuns: 10 }),
+    )
+  })
+
+  it(`${req('IDEM-001', 'IDEM-002')} still replays the original receipt after a conflicting request`, async () => {
+    const idem = newIdempotencyKey('after-conflict')
+    const body = smallSessionBody(idem)
+    const first = receiptOf(await createSession(target, body, { idem }))
+    expectError(await createSession(target, otherBody(body), { idem }), 'IDEMPOTENCY_CONFLICT')
+    expect(receiptOf(await createSession(target, body, { idem }))).toEqual(first)
+  })
+
+  it(`${req('RET-001')} sets idempotency_expires_at at least 24 hours after acceptance`, async () => {
+    const receipt = receiptOf(await createSession(target, smallSessionBody('expiry')))
+    const accepted = Date.parse((await readTurn(receipt)).created_at)
+    const expires = Date.parse(receipt.idempotency_expires_at)
+    expect(Number.isNaN(expires)).toBe(false)
+    expect(expires - accepted).toBeGreaterThanOrEqual(DAY_MS)
+  })
+
+  it(`${req('IDEM-008', 'RET-002')} returns the receipt again after the Turn has ended`, async (ctx) => {
+    const control = mockOnly(ctx, target, 'needs virtual time to end the Turn')
+    const idem = newIdempotencyKey('ended')
+    const body = smallSessionBody(idem)
+    const first = receiptOf(await createSession(target, body, { idem }))
+    await control.advance(600)
+    expect(TERMINAL).toContain((await readTurn(first)).status)
+    expect(receiptOf(await createSession(target, body, { idem }))).toEqual(first)
+  })
+
+  it(`${req('RET-002')} returns the receipt again just before idempotency_expires_at`, async (ctx) => {
+    const control = mockOnly(ctx, target, 'needs virtual time')
+    const idem = newIdempotencyKey('before-expiry')
+    const body = smallSessionBody(idem)
+    const first = receiptOf(await createSession(target, body, { idem }))
+    const now = Date.parse((await control.clock()).now)
+    await control.advance((Date.parse(first.idempotency_expires_at) - now) / 1000 - 1)
+    expect(receiptOf(await createSession(target, body, { idem }))).toEqual(first)
+    expectError(await createSession(target, otherBody(body), { idem }), 'IDEMPOTENCY_CONFLICT')
+  })
+
+  it(`${req('RET-001', 'RET-002')} lets the key create a new Session once idempotency_expires_at has passed and the Turn has ended`, async (ctx) => {
+    const control = mockOnly(ctx, target, 'needs virtual time')
+    const idem = newIdempotencyKey('expired')
+    const body = smallSessionBody(idem)
+    const first = receiptOf(await createSession(target, body, { idem }))
+    const now = Date.parse((await control.clock()).now)
+    await control.advance((Date.parse(first.idempotency_expires_at) - now) / 1000 + 1)
+    expect(TERMINAL).toContain((await readTurn(first)).status)
+    const next = receiptOf(await createSession(target, otherBody(body), { idem }))
+    expect(next.session_id).not.toBe(first.session_id)
+    expect(next.turn_id).not.toBe(first.turn_id)
+  })
+})

@@ -1,0 +1,208 @@
+/**
+ * Executor -> public events (Events): status changes and output items of Turns and Runs become event records,
+ * inside the transaction that makes the change. Only public content leaves: progress phases, masked final
+ * messages, output references and outcomes; never tool arguments, raw tool results or reasoning (EVT-002).
+ */
+import type { Deps } from '../deps.js'
+import { maskPublicText } from '../domain/result-rules.js'
+import { onExecutionEvent, TERMINAL_STATUSES, type ExecutionEvent } from '../execution/executor.js'
+import {
+  getExecution,
+  getSession,
+  listOutputs,
+  type ExecutionRecord,
+  type OutputItem,
+} from '../store/executions.js'
+import { appendEvent, countEventsOfType, resultItemIdsOfTurn, type EventRecord } from './log.js'
+
+/** OUTCOME item_ids hold at most 100 ids (Item envelope and page). */
+const MAX_ITEM_IDS = 100
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** Event type of a Turn's terminal status (turn.canceled and turn.expired are additive names). */
+const TURN_OUTCOME_TYPE: Record<string, string> = {
+  SUCCEEDED: 'turn.completed',
+  FAILED: 'turn.failed',
+  CANCELED: 'turn.canceled',
+  EXPIRED: 'turn.expired',
+}
+/** Event type of a Run's terminal status: PARTIALLY_SUCCEEDED is a completion too. */
+const RUN_OUTCOME_TYPE: Record<string, string> = {
+  SUCCEEDED: 'run.completed',
+  PARTIALLY_SUCCEEDED: 'run.completed',
+  FAILED: 'run.failed',
+  CANCELED: 'run.canceled',
+  EXPIRED: 'run.expired',
+}
+/** Progress phase of a non-terminal status (the document names only EXECUTING; the rest are assumed). */
+const PHASE: Record<string, string> = {
+  RUNNING: 'EXECUTING',
+  CANCEL_REQUESTED: 'CANCEL_REQUESTED',
+  REQUIRES_ACTION: 'REQUIRES_ACTION',
+}
+
+let installed = false
+
+/** Subscribes the mapping to the executor once per process (listeners are process-wide). */
+export function installEventMapping(): void {
+  if (installed) return
+  installed = true
+  onExecutionEvent(mapExecutionEvent)
+}
+
+/** The public error object of an outcome: code, message, retryable (false) and details when present. */
+function publicError(e: ExecutionRecord) {
+  if (!e.error) return null
+  const { code, message, retryable, details } = e.error
+  return details === undefined
+    ? { code, message, retryable }
+    : { code, message, retryable, details }
+}
+
+const usageOf = (e: ExecutionRecord) => ({
+  status: e.usage_status,
+  total_su: e.usage_status === 'FINAL' ? e.spent_su : null,
+})
+
+/** Appends the public event(s) of one executor event. */
+export function mapExecutionEvent(deps: Deps, ev: ExecutionEvent): void {
+  if (ev.execution.kind === 'TURN') mapTurn(deps, ev)
+  else mapRun(deps, ev)
+}
+
+function mapTurn(deps: Deps, ev: ExecutionEvent): void {
+  const e = ev.execution
+  const session = e.session_id ? getSession(deps.db, e.session_id) : undefined
+  if (!session) return
+  if (session.workflow_run_id !== null) {
+    // A workflow step's internal Turn is not a public Session record; its end is a step of the Run.
+    if (ev.type === 'status' && TERMINAL_STATUSES.has(e.status))
+      appendRunStepCompleted(deps, session.workflow_run_id, e.id, e.status)
+    return
+  }
+  const base = {
+    aggregate_kind: 'SESSION' as const,
+    aggregate_id: session.id,
+    project_id: e.project_id,
+    session_id: session.id,
+    turn_id: e.id,
+    status: e.status,
+  }
+  if (ev.type === 'output') {
+    appendEvent(deps, { ...base, ...outputEvent(ev.item) })
+    return
+  }
+  if (ev.type !== 'status' || e.status === ev.from) return
+  const outcomeType = TURN_OUTCOME_TYPE[e.status]
+  if (outcomeType) {
+    appendEvent(deps, {
+      ...base,
+      type: outcomeType,
+      data: {
+        kind: 'OUTCOME',
+        status: e.status,
+        error: publicError(e),
+        item_ids: resultItemIdsOfTurn(deps, session.id, e.id, MAX_ITEM_IDS),
+        usage: usageOf(e),
+      },
+    })
+    return
+  }
+  const phase = PHASE[e.status]
+  if (phase)
+    appendEvent(deps, { ...base, type: 'turn.progress', data: { kind: 'PROGRESS', phase } })
+}
+
+/** TEXT -> message.created (MESSAGE, masked text); JSON, FILE, URL -> artifact.created (an OutputReference). */
+function outputEvent(item: OutputItem): Pick<EventRecord, 'type' | 'data'> {
+  if (item.type === 'TEXT') {
+    return {
+      type: 'message.created',
+      data: {
+        kind: 'MESSAGE',
+        text: maskPublicText(String(item.text ?? '')),
+        visibility: typeof item.visibility === 'string' ? item.visibility : 'FINAL',
+      },
+    }
+  }
+  // OutputReference (fields not shown): which output, never its value or a download address.
+  return {
+    type: 'artifact.created',
+    data: { kind: 'ARTIFACT', output: { id: item.id, key: item.key, type: item.type } },
+  }
+}
+
+function mapRun(deps: Deps, ev: ExecutionEvent): void {
+  if (ev.type === 'step') return appendStepsUpTo(deps, ev.execution, ev.completed)
+  // Run results are published with the terminal status (Run): outputs are not events of their own.
+  if (ev.type !== 'status') return
+  const e = ev.execution
+  if (e.status === ev.from) return
+  const base = {
+    aggregate_kind: 'RUN' as const,
+    aggregate_id: e.id,
+    project_id: e.project_id,
+    run_id: e.id,
+    status: e.status,
+  }
+  const outcomeType = RUN_OUTCOME_TYPE[e.status]
+  if (outcomeType) {
+    // A Run that finished its work has done every step: the last ones end with it, before its outcome.
+    if (e.status === 'SUCCEEDED' || e.status === 'PARTIALLY_SUCCEEDED')
+      appendStepsUpTo(deps, e, e.progress_completed ?? 0)
+    const outputs = listOutputs(deps.db, e.id, -1, MAX_ITEM_IDS).items
+    appendEvent(deps, {
+      ...base,
+      type: outcomeType,
+      data: {
+        kind: 'OUTCOME',
+        status: e.status,
+        error: publicError(e),
+        item_ids: outputs.map((o) => o.id).filter((id) => UUID.test(id)),
+        usage: usageOf(e),
+      },
+    })
+    return
+  }
+  if (e.status === 'REQUIRES_ACTION') {
+    appendEvent(deps, {
+      ...base,
+      type: 'run.action_required',
+      data: { kind: 'REQUIRED_ACTION' },
+    })
+    return
+  }
+  const phase = PHASE[e.status]
+  if (phase) appendEvent(deps, { ...base, type: 'run.progress', data: { kind: 'PROGRESS', phase } })
+}
+
+/** One run.step.completed per unique step done that has none yet (step ids step-1, step-2, ...). */
+function appendStepsUpTo(deps: Deps, run: ExecutionRecord, completed: number): void {
+  const done = countEventsOfType(deps, run.id, 'run.step.completed')
+  for (let n = done + 1; n <= completed; n++)
+    appendRunStepCompleted(deps, run.id, `step-${n}`, 'SUCCEEDED')
+}
+
+/**
+ * run.step.completed (STEP_OUTCOME): the end of one step of a Run, never the end of the Run (state rule 4).
+ * Called for a workflow step's internal Turn; a Run engine modelling steps otherwise may call it directly.
+ */
+export function appendRunStepCompleted(
+  deps: Deps,
+  runId: string,
+  stepId: string,
+  status: string,
+): EventRecord | undefined {
+  const run = getExecution(deps.db, runId)
+  if (!run || run.kind !== 'RUN') return undefined
+  return appendEvent(deps, {
+    aggregate_kind: 'RUN',
+    aggregate_id: runId,
+    project_id: run.project_id,
+    run_id: runId,
+    step_id: stepId,
+    status: run.status,
+    type: 'run.step.completed',
+    data: { kind: 'STEP_OUTCOME', status, step_id: stepId },
+  })
+}

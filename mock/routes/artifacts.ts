@@ -1,0 +1,169 @@
+/**
+ * Artifacts (Endpoints > Files and artifacts): metadata read, one-use download addresses (60 seconds of virtual
+ * time, permission re-checked at every issue, never issued for deleted or expired files) and the tokenised
+ * content path, where the token replaces the bearer key. Only a SHA-256 of a token is stored; the request log
+ * shows the route pattern, never the query string.
+ */
+import type { Context, Hono } from 'hono'
+import type { Env } from '../deps.js'
+import {
+  DOWNLOAD_TOKEN_LIFETIME_MS,
+  MINIMUM_FILE_BALANCE_SU,
+  balanceAllowsFiles,
+  isExpired,
+  sha256Hex,
+} from '../domain/files.js'
+import { ApiError } from '../errors.js'
+import { route } from '../http/route.js'
+import { addDeploymentResolver, rateLimit } from '../middleware/rate-limit.js'
+import {
+  getArtifactFile,
+  getDownloadToken,
+  insertDownloadToken,
+  readFileBytes,
+  useDownloadToken,
+  type StoredFile,
+} from '../store/files.js'
+import { getApiKey, getProject } from '../store/projects.js'
+import { findSession, sessionLookupRegistered } from './files.js'
+
+// RATE-002: artifact reads and downloads also count against the artifact's Deployment.
+addDeploymentResolver((c) => {
+  const id = c.req.param('artifact_id')
+  return id ? (getArtifactFile(c.var.deps.db, id)?.deployment_id ?? undefined) : undefined
+})
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/** The ArtifactDetail of a stored artifact (FILE-003). */
+export const artifactDetail = (a: StoredFile) => ({
+  id: a.artifact_id!,
+  file_id: a.id,
+  status: a.status,
+  filename: a.filename,
+  mime_type: a.mime_type,
+  size_bytes: a.size_bytes,
+  sha256: a.sha256,
+  expires_at: iso(a.expires_at),
+})
+
+/**
+ * An artifact the key may read now (ART-002: checked on every call): of its Project, of a Deployment the key
+ * may call, and of a Session that still exists; otherwise 404 NOT_FOUND as if absent (SVC-002).
+ */
+function readableArtifact(c: Context<Env>, artifactId: string): StoredFile {
+  const { db, clock } = c.var.deps
+  const auth = c.var.auth!
+  const a = getArtifactFile(db, artifactId)
+  const outside =
+    !a ||
+    a.project_id !== auth.projectId ||
+    (a.deployment_id !== null && !auth.deploymentIds.includes(a.deployment_id)) ||
+    (a.session_id !== null &&
+      sessionLookupRegistered() &&
+      findSession(db, a.session_id, clock.nowMs()) === undefined)
+  if (outside) throw new ApiError('NOT_FOUND', { message: 'No such artifact.' })
+  return a
+}
+
+/** ART-006, RET-013: a deleted or out-of-retention artifact is gone (410 ARTIFACT_EXPIRED). */
+function requireRetained(a: StoredFile, nowMs: number): void {
+  if (a.deleted || isExpired(a.expires_at, nowMs)) {
+    throw new ApiError('ARTIFACT_EXPIRED', {
+      message: 'The result file is past retention or deleted.',
+      details: { artifact_id: a.artifact_id, expires_at: iso(a.expires_at) },
+    })
+  }
+}
+
+const notFound = () =>
+  new ApiError('NOT_FOUND', {
+    message: 'This download address is unknown, used or expired: issue a new one.',
+  })
+
+const contentDisposition = (filename: string) =>
+  `attachment; filename*=UTF-8''${encodeURIComponent(filename).replace(/['()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`)}`
+
+export function artifactRoutes(app: Hono<Env>): void {
+  route(app, 'getArtifact', (c) => {
+    const a = readableArtifact(c, c.req.param('artifact_id')!)
+    requireRetained(a, c.var.deps.clock.nowMs())
+    return { status: 200, body: artifactDetail(a) }
+  })
+
+  route(app, 'createArtifactDownload', (c) => {
+    const { db, clock, ids } = c.var.deps
+    const auth = c.var.auth!
+    const nowMs = clock.nowMs()
+    const a = readableArtifact(c, c.req.param('artifact_id')!)
+    requireRetained(a, nowMs)
+    // BUD-008: downloads need a balance of at least 50 SU; ART-003: issuing is not charged.
+    if (!balanceAllowsFiles(getProject(db, auth.projectId)!.su_balance)) {
+      throw new ApiError('MINIMUM_SU_REQUIRED', {
+        message: `File operations need an account balance of at least ${MINIMUM_FILE_BALANCE_SU} SU (not charged).`,
+        details: { minimum_su: MINIMUM_FILE_BALANCE_SU },
+      })
+    }
+    const token = ids.token()
+    const expiresAt = nowMs + DOWNLOAD_TOKEN_LIFETIME_MS
+    insertDownloadToken(db, {
+      token_hash: sha256Hex(Buffer.from(token, 'utf8')),
+      artifact_id: a.artifact_id!,
+      api_key: auth.key,
+      issued_at: nowMs,
+      expires_at: expiresAt,
+    })
+    return {
+      status: 200,
+      body: {
+        url: `/v1/artifacts/${a.artifact_id}/content?token=${token}`,
+        expires_at: iso(expiresAt),
+      },
+    }
+  })
+
+  route(app, 'getArtifactContent', async (c) => {
+    const { db, clock } = c.var.deps
+    const artifactId = c.req.param('artifact_id')!
+    const token = c.req.query('token')
+    const hash = token ? sha256Hex(Buffer.from(token, 'utf8')) : undefined
+    const issued = hash ? getDownloadToken(db, hash) : undefined
+    // ART-004, ART-005: unknown, another artifact's, used or expired: 404 (AUTH-013: no bearer key here).
+    if (
+      !issued ||
+      issued.artifact_id !== artifactId ||
+      issued.used_at !== null ||
+      isExpired(issued.expires_at, clock.nowMs())
+    ) {
+      throw notFound()
+    }
+    // RATE-002: a download is a Read-class call of the key that issued the address.
+    const key = getApiKey(db, issued.api_key)
+    if (key) {
+      c.set('auth', {
+        projectId: key.project_id,
+        key: key.key,
+        scopes: key.scopes,
+        deploymentIds: key.deployment_ids,
+      })
+      await rateLimit('read')(c, async () => {})
+    }
+    const served = db.tx(() => {
+      const nowMs = clock.nowMs()
+      if (isExpired(issued.expires_at, nowMs) || !useDownloadToken(db, hash!, nowMs)) return
+      const a = getArtifactFile(db, artifactId)
+      if (!a || a.deleted || isExpired(a.expires_at, nowMs)) return
+      const bytes = readFileBytes(db, a.id)
+      return bytes && { a, bytes }
+    })
+    if (!served) throw notFound()
+    // ART-007: Range is ignored: always the whole file, 200.
+    return c.body(served.bytes, 200, {
+      'Content-Type': served.a.mime_type,
+      'Content-Length': String(served.bytes.byteLength),
+      'Content-Disposition': contentDisposition(served.a.filename),
+      'Accept-Ranges': 'none',
+      'X-Content-Type-Options': 'nosniff',
+    })
+  })
+}

@@ -1,0 +1,125 @@
+/**
+ * SSE streams (Events > SSE streams): GET /v1/sessions/{session_id}/events (events:read) and
+ * GET /v1/runs/{run_id}/events (events:read and runs:read). Resume with Last-Event-ID or query after (both:
+ * equal, else 400 INVALID_CURSOR); an event of another Session or Run is 404; a cursor past retention is
+ * 410 EVENT_CURSOR_EXPIRED with the recovery addresses. The stream itself lives in mock/events/sse.ts.
+ */
+import type { Context, Hono } from 'hono'
+import type { Deps, Env } from '../deps.js'
+import { ApiError } from '../errors.js'
+import { accessProblem, type Aggregate } from '../events/access.js'
+import { EVENT_RETENTION_MS, getEvent } from '../events/log.js'
+import { installEventMapping } from '../events/mapping.js'
+import { openStream } from '../events/sse.js'
+import { route } from '../http/route.js'
+import { getExecution, latestTurnOfSession } from '../store/executions.js'
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
+const DAY_MS = 24 * 60 * 60 * 1000
+/** Run content is kept 30 days after the Run ends unless retention_days shortens it (Retention). */
+const RUN_RETENTION_DAYS = 30
+
+/** The resume cursor of the request: Last-Event-ID or after; both must be equal (SSE-014). */
+function requestCursor(c: Context<Env>): string | undefined {
+  const header = c.req.header('Last-Event-ID')?.trim() || undefined
+  // The query value is already checked against its uuid format (400 INVALID_CURSOR otherwise).
+  const query = c.var.input!.query.after as string | undefined
+  if (header !== undefined && query !== undefined && header !== query)
+    throw new ApiError('INVALID_CURSOR', {
+      message: 'Last-Event-ID and after were both sent and differ.',
+      details: { parameter: 'Last-Event-ID' },
+    })
+  if (header !== undefined && !UUID.test(header))
+    throw new ApiError('INVALID_CURSOR', {
+      message: 'Last-Event-ID is not an event id.',
+      details: { parameter: 'Last-Event-ID' },
+    })
+  return header ?? query
+}
+
+type Recovery = { state_url: string; items_url: string }
+
+/** The sequence the stream resumes after, or the error the cursor earns. */
+function resumeAfter(
+  deps: Deps,
+  cursor: string,
+  aggregate: Aggregate,
+  recovery: () => Recovery,
+  contentExpired: boolean,
+): number {
+  const event = getEvent(deps, cursor)
+  if (!event)
+    throw new ApiError('INVALID_CURSOR', {
+      message: 'The cursor is not an event id of this stream.',
+      details: { parameter: 'Last-Event-ID' },
+    })
+  // SSE-015: an id of another Session or Run is 404, existence of the other stream not revealed.
+  if (event.aggregate_kind !== aggregate.kind || event.aggregate_id !== aggregate.id)
+    throw new ApiError('NOT_FOUND', {
+      message: 'The cursor is an event of another Session or Run.',
+    })
+  if (contentExpired || deps.clock.nowMs() >= event.created_at + EVENT_RETENTION_MS) {
+    // SSE-017, SSE-019: read state_url, then items_url, then reopen without a cursor.
+    throw new ApiError('EVENT_CURSOR_EXPIRED', {
+      message: contentExpired
+        ? 'The cursor expired and the content itself is past retention.'
+        : 'The cursor expired (events are kept 30 days); recover through details.',
+      details: contentExpired ? { ...recovery(), content_expired: true } : { ...recovery() },
+    })
+  }
+  return event.sequence
+}
+
+export function eventRoutes(app: Hono<Env>): void {
+  installEventMapping()
+
+  route(app, 'streamSessionEvents', (c) => {
+    const deps = c.var.deps
+    const cursor = requestCursor(c)
+    const aggregate: Aggregate = { kind: 'SESSION', id: c.req.param('session_id')! }
+    const problem = accessProblem(deps, c.var.auth!.key, aggregate)
+    const contentExpired = problem?.code === 'SESSION_EXPIRED'
+    if (problem && !(contentExpired && cursor !== undefined)) throw problem
+    const recovery = (): Recovery => {
+      const turn = latestTurnOfSession(deps.db, aggregate.id)
+      return {
+        state_url: turn
+          ? `/v1/sessions/${aggregate.id}/turns/${turn.id}`
+          : `/v1/sessions/${aggregate.id}`,
+        items_url: `/v1/sessions/${aggregate.id}/items`,
+      }
+    }
+    const after =
+      cursor === undefined ? 0 : resumeAfter(deps, cursor, aggregate, recovery, contentExpired)
+    return openStream(deps, {
+      aggregate,
+      apiKey: c.var.auth!.key,
+      requestId: c.var.requestId,
+      afterSequence: after,
+    })
+  })
+
+  route(app, 'streamRunEvents', (c) => {
+    const deps = c.var.deps
+    const cursor = requestCursor(c)
+    const aggregate: Aggregate = { kind: 'RUN', id: c.req.param('run_id')! }
+    const problem = accessProblem(deps, c.var.auth!.key, aggregate)
+    if (problem) throw problem
+    const run = getExecution(deps.db, aggregate.id)!
+    const retentionDays = run.run?.retention_days ?? RUN_RETENTION_DAYS
+    const contentExpired =
+      run.completed_at !== null && deps.clock.nowMs() >= run.completed_at + retentionDays * DAY_MS
+    const recovery = (): Recovery => ({
+      state_url: `/v1/runs/${aggregate.id}`,
+      items_url: `/v1/runs/${aggregate.id}/outputs`,
+    })
+    const after =
+      cursor === undefined ? 0 : resumeAfter(deps, cursor, aggregate, recovery, contentExpired)
+    return openStream(deps, {
+      aggregate,
+      apiKey: c.var.auth!.key,
+      requestId: c.var.requestId,
+      afterSequence: after,
+    })
+  })
+}

@@ -1,0 +1,163 @@
+/**
+ * Uploads (Endpoints > Files and artifacts): POST /v1/files and POST /v1/sessions/{session_id}/files. The
+ * pipeline reads the one `file` part (20 MiB, FILE_TOO_LARGE) and handles Idempotency-Key; this module applies
+ * the filename, type, balance and storage rules and stores the file with its retention (24 hours ahead of use,
+ * 30 days in a Session). Sessions plug in through setSessionLookup().
+ */
+import type { Context, Hono } from 'hono'
+import type { Env } from '../deps.js'
+import {
+  canonicalMimeType,
+  fileTypeProblem,
+  filenameProblem,
+  isAllowedPair,
+} from '../domain/file-rules.js'
+import {
+  MINIMUM_FILE_BALANCE_SU,
+  PRE_UPLOAD_RETENTION_MS,
+  SESSION_FILE_RETENTION_MS,
+  balanceAllowsFiles,
+  storageAllows,
+} from '../domain/files.js'
+import { ApiError } from '../errors.js'
+import { route, type Reply } from '../http/route.js'
+import type { Db } from '../store/db.js'
+import { getDeployment } from '../store/deployments.js'
+import { insertInputFile, storageInUse, type StoredFile } from '../store/files.js'
+import { getProject } from '../store/projects.js'
+
+/** What the upload and artifact paths need to know of a Session. EXPIRED: content retention ended. */
+export type SessionInfo = {
+  project_id: string
+  deployment_id: string
+  status: 'ACTIVE' | 'CLOSED' | 'EXPIRED'
+}
+
+/** Finds a Session that is not deleted (undefined: absent or deleted). Registered by the Sessions code. */
+export type SessionLookup = (db: Db, sessionId: string, nowMs: number) => SessionInfo | undefined
+
+let lookupSession: SessionLookup | undefined
+
+/** Plugs the Session store in (undefined unplugs it: every Session is then unknown). */
+export function setSessionLookup(fn: SessionLookup | undefined): void {
+  lookupSession = fn
+}
+
+/** True once the Sessions code has registered its lookup. */
+export const sessionLookupRegistered = (): boolean => lookupSession !== undefined
+
+/** The Session as the lookup sees it, or undefined when absent or when no lookup is registered. */
+export function findSession(db: Db, sessionId: string, nowMs: number): SessionInfo | undefined {
+  return lookupSession?.(db, sessionId, nowMs)
+}
+
+/** The FileReceipt of a stored input file (FILE-001). */
+export const fileReceipt = (f: StoredFile) => ({
+  file_id: f.id,
+  status: f.status,
+  filename: f.filename,
+  mime_type: f.mime_type,
+  size_bytes: f.size_bytes,
+  sha256: f.sha256,
+  expires_at: new Date(f.expires_at).toISOString(),
+})
+
+/** The content check is asynchronous (file-type); it runs before the synchronous idempotent handler. */
+const typeChecks = new WeakMap<Request, 'UNSUPPORTED_FILE_TYPE' | undefined>()
+
+async function inspectUpload(c: Context<Env>): Promise<void> {
+  const upload = c.var.input!.upload!
+  typeChecks.set(
+    c.req.raw,
+    filenameProblem(upload.filename)
+      ? undefined
+      : await fileTypeProblem(upload.filename, upload.mimeType, upload.bytes),
+  )
+}
+
+/** A Session the key may upload to: 404 when absent or outside access, 409 when closed, 410 when expired. */
+function uploadableSession(c: Context<Env>, sessionId: string, nowMs: number): SessionInfo {
+  const auth = c.var.auth!
+  const session = findSession(c.var.deps.db, sessionId, nowMs)
+  if (
+    !session ||
+    session.project_id !== auth.projectId ||
+    !auth.deploymentIds.includes(session.deployment_id)
+  ) {
+    throw new ApiError('NOT_FOUND', { message: 'No such Session.' })
+  }
+  if (session.status === 'CLOSED') {
+    throw new ApiError('SESSION_CLOSED', { message: 'A closed Session accepts no files.' })
+  }
+  if (session.status === 'EXPIRED') {
+    throw new ApiError('SESSION_EXPIRED', { message: 'The Session content retention has ended.' })
+  }
+  return session
+}
+
+/** The upload rules in order: Session, filename, type and content, minimum balance, Project storage. */
+function upload(c: Context<Env>, sessionId?: string): Reply {
+  const { db, clock, ids } = c.var.deps
+  const auth = c.var.auth!
+  const file = c.var.input!.upload!
+  const nowMs = clock.nowMs()
+  const session = sessionId === undefined ? undefined : uploadableSession(c, sessionId, nowMs)
+  // ERR-045: empty, over 255 bytes, slash, backslash or control character.
+  if (filenameProblem(file.filename)) {
+    throw new ApiError('INVALID_FILENAME', {
+      message:
+        'The filename must be 1 to 255 bytes without slash, backslash or control characters.',
+      details: { filename_bytes: Buffer.byteLength(file.filename, 'utf8') },
+    })
+  }
+  // ERR-047, SIZE-010: allowed extension and MIME pair, content really that format, nothing unsafe; a
+  // Session file also within its Deployment's input_mime_types (DEP-005, applied at upload: assumed).
+  const narrowedTo = session && getDeployment(db, session.deployment_id)?.input_mime_types
+  if (typeChecks.get(c.req.raw) || !isAllowedPair(file.filename, file.mimeType, narrowedTo)) {
+    throw new ApiError('UNSUPPORTED_FILE_TYPE', {
+      message:
+        'The extension and MIME type are not an allowed pair, or the content is not that format or is unsafe (macro document, encrypted PDF).',
+      details: { mime_type: file.mimeType },
+    })
+  }
+  const project = getProject(db, auth.projectId)!
+  // BUD-008, BUD-009: at least 50 SU, not charged.
+  if (!balanceAllowsFiles(project.su_balance)) {
+    throw new ApiError('MINIMUM_SU_REQUIRED', {
+      message: `File operations need an account balance of at least ${MINIMUM_FILE_BALANCE_SU} SU (not charged).`,
+      details: { minimum_su: MINIMUM_FILE_BALANCE_SU },
+    })
+  }
+  // SIZE-013: the Project's storage limit (500 MiB unless the fixture lowers it).
+  const inUse = storageInUse(db, project.id, nowMs)
+  if (!storageAllows(inUse, file.bytes.byteLength, project.storage_limit_bytes)) {
+    throw new ApiError('PROJECT_STORAGE_LIMIT', {
+      message: 'This upload would take the Project over its file storage limit.',
+      details: {
+        limit_bytes: project.storage_limit_bytes,
+        in_use_bytes: inUse,
+        size_bytes: file.bytes.byteLength,
+      },
+    })
+  }
+  const stored = insertInputFile(db, {
+    id: ids.uuid(),
+    projectId: project.id,
+    deploymentId: session?.deployment_id ?? null,
+    sessionId: sessionId ?? null,
+    filename: file.filename,
+    mimeType: canonicalMimeType(file.filename)!,
+    bytes: file.bytes,
+    nowMs,
+    // RET-005 / RET-007: 24 hours ahead of use; a Session file 30 days from upload.
+    expiresAtMs: nowMs + (session ? SESSION_FILE_RETENTION_MS : PRE_UPLOAD_RETENTION_MS),
+  })
+  return { status: 201, body: fileReceipt(stored) }
+}
+
+export function fileRoutes(app: Hono<Env>): void {
+  route(app, 'uploadFile', (c) => upload(c), { prepare: inspectUpload })
+  route(app, 'uploadSessionFile', (c) => upload(c, c.req.param('session_id')!), {
+    prepare: inspectUpload,
+  })
+}

@@ -1,0 +1,59 @@
+/**
+ * Session items (Item envelope and page): GET /v1/sessions/{session_id}/items answers an ItemPage of the
+ * Session's public records, the same records as its events, in sequence order. Query limit (1-100, default
+ * 50) and after (the previous next_cursor, an item id) are assumed; a cursor of another Session is 400
+ * INVALID_CURSOR. Items older than 30 days are hidden; an expired Session is 410 SESSION_EXPIRED.
+ */
+import type { Hono } from 'hono'
+import type { Env } from '../deps.js'
+import { ApiError } from '../errors.js'
+import { EVENT_RETENTION_MS, getEvent, visibleEventsAfter } from '../events/log.js'
+import { installEventMapping } from '../events/mapping.js'
+import { itemEnvelope } from '../events/public.js'
+import { route } from '../http/route.js'
+import { visibleSession } from './sessions.js'
+
+const DEFAULT_LIMIT = 50
+/** List responses: at most 256 KiB (Sizes and counts); a page stops before it would pass that. */
+const MAX_PAGE_BYTES = 256 * 1024
+/** {"items":[],"next_cursor":"<uuid>"} around the items. */
+const PAGE_OVERHEAD_BYTES = 64
+
+export function itemRoutes(app: Hono<Env>): void {
+  installEventMapping()
+
+  route(app, 'listSessionItems', (c) => {
+    const deps = c.var.deps
+    const session = visibleSession(c, c.req.param('session_id')!)
+    const { limit = DEFAULT_LIMIT, after } = c.var.input!.query as {
+      limit?: number
+      after?: string
+    }
+    let afterSequence = 0
+    if (after !== undefined) {
+      const cursor = getEvent(deps, after)
+      if (!cursor || cursor.aggregate_kind !== 'SESSION' || cursor.aggregate_id !== session.id)
+        throw new ApiError('INVALID_CURSOR', {
+          message: 'The cursor is not an item of this Session.',
+          details: { parameter: 'after' },
+        })
+      afterSequence = cursor.sequence
+    }
+    const since = deps.clock.nowMs() - EVENT_RETENTION_MS
+    const rows = visibleEventsAfter(deps, session.id, afterSequence, since, limit + 1)
+    const items: ReturnType<typeof itemEnvelope>[] = []
+    let bytes = PAGE_OVERHEAD_BYTES
+    for (const row of rows.slice(0, limit)) {
+      const item = itemEnvelope(row)
+      const size = Buffer.byteLength(JSON.stringify(item)) + 1
+      if (items.length > 0 && bytes + size > MAX_PAGE_BYTES) break
+      items.push(item)
+      bytes += size
+    }
+    const more = rows.length > items.length
+    return {
+      status: 200,
+      body: { items, next_cursor: more ? items.at(-1)!.id : null },
+    }
+  })
+}

@@ -1,0 +1,301 @@
+/**
+ * Webhook management (owner login token only, never an API key: Authentication 7, AUTH-011): register, list,
+ * change and delete endpoints, rotate a secret, read the delivery history (FAILED is the dead-letter list) and
+ * replay a delivery (Idempotency-Key, 10 per minute per Project; resends the notice only, WHM-012).
+ */
+import { lookup } from 'node:dns/promises'
+import { isIP } from 'node:net'
+import type { Context, Hono } from 'hono'
+import type { Deps, Env } from '../deps.js'
+import { decide } from '../domain/rate-limits.js'
+import { ApiError } from '../errors.js'
+import { getEvent } from '../events/log.js'
+import { route, type Reply } from '../http/route.js'
+import { getRateWindow, putRateWindow } from '../store/rate-windows.js'
+import { cancelWaitingDeliveries, deliveryView, enqueueDelivery } from '../webhooks/delivery.js'
+import { ROTATION_OVERLAP_S } from '../webhooks/kit/verify.js'
+import {
+  bareHost,
+  checkEndpointUrl,
+  isPublicAddress,
+  refusedHostName,
+} from '../webhooks/network-rules.js'
+import { SUBSCRIBABLE_EVENT_TYPES, subscribedTypes } from '../webhooks/notification.js'
+import {
+  activeEndpoints,
+  getDelivery,
+  getEndpoint,
+  insertEndpoint,
+  listDeliveries,
+  saveEndpoint,
+  type DeliveryStatus,
+  type EndpointRecord,
+} from '../webhooks/store.js'
+import { decodeCursor, encodeCursor } from './cursors.js'
+
+/** WHM-001: endpoints per Project that are not deleted. */
+export const MAX_ENDPOINTS = 10
+/** Limits: at most 10 replays per minute per Project (WHM-010). */
+export const REPLAYS_PER_MINUTE = 10
+/** Retention: events (and so replays) are kept at most 30 days. */
+const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000
+/** How long registration waits for DNS before leaving the address check to each attempt. */
+const REGISTRATION_DNS_MS = 3000
+const DEFAULT_PAGE = 50
+const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['PENDING', 'SUCCEEDED', 'FAILED', 'CANCELED']
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString())
+
+/** An endpoint without its secret (the secret is shown only by registration and rotation). */
+function endpointView(e: EndpointRecord): Record<string, unknown> {
+  return {
+    id: e.id,
+    project_id: e.project_id,
+    url: e.url,
+    event_types: [...subscribedTypes(e.event_types)],
+    status: e.status,
+    created_at: iso(e.created_at),
+    updated_at: iso(e.updated_at),
+    rotated_at: iso(e.rotated_at),
+  }
+}
+
+const badUrl = (problem: string) =>
+  new ApiError('INVALID_INPUT', {
+    status: 422,
+    message: 'The webhook address must be a public HTTPS address.',
+    details: { field: 'url', reason: 'not a public HTTPS address', problem },
+  })
+
+/**
+ * WHM-003 and the network rules at registration: the address itself, then (unless insecure) its DNS answer when
+ * one comes within a few seconds. A name that does not resolve now is accepted: every attempt resolves again.
+ */
+async function checkAddress(deps: Deps, text: string): Promise<void> {
+  const insecure = deps.config.allowInsecureWebhooks
+  const checked = checkEndpointUrl(text, insecure)
+  if (!checked.ok) throw badUrl(checked.problem)
+  const host = bareHost(checked.url)
+  if (insecure || isIP(host) !== 0 || refusedHostName(host)) return
+  const signal = AbortSignal.timeout(REGISTRATION_DNS_MS)
+  const answer = await Promise.race([
+    lookup(host, { all: true, verbatim: true }).catch(() => undefined),
+    new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined))),
+  ])
+  if (answer && answer.some((a) => !isPublicAddress(a.address))) {
+    throw badUrl('resolves to a non-public address')
+  }
+}
+
+/** Only named event types (a typo would otherwise receive nothing, silently). */
+function checkEventTypes(types: string[] | undefined): void {
+  const unknown = (types ?? []).filter((t) => !SUBSCRIBABLE_EVENT_TYPES.includes(t))
+  if (unknown.length > 0) {
+    throw new ApiError('INVALID_INPUT', {
+      status: 422,
+      message: `Unknown event types: ${unknown.join(', ')}.`,
+      details: { field: 'event_types', reason: 'unknown event type', unknown },
+    })
+  }
+}
+
+/** An endpoint of the owner's Project that is not deleted; else 404. */
+function ownEndpoint(c: Context<Env>): EndpointRecord {
+  const e = getEndpoint(c.var.deps.db, c.req.param('endpoint_id') ?? '')
+  if (!e || e.project_id !== c.var.ownerProjectId || e.status !== 'ACTIVE') {
+    throw new ApiError('NOT_FOUND', { message: 'No such webhook endpoint.' })
+  }
+  return e
+}
+
+const sameTypes = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n')
+
+function endpointLimitReached(): ApiError {
+  return new ApiError('INVALID_INPUT', {
+    status: 422,
+    message: `A Project has at most ${MAX_ENDPOINTS} webhook endpoints that are not deleted.`,
+    details: { reason: `webhook endpoint limit (${MAX_ENDPOINTS}) reached`, limit: MAX_ENDPOINTS },
+  })
+}
+
+/** Registers the webhook management operations on the /api/runtime sub-app. */
+export function webhookRoutes(app: Hono<Env>): void {
+  // WHM-001, WHM-002, WHM-003, WHM-006
+  route(app, 'createWebhookEndpoint', async (c): Promise<Reply> => {
+    const deps = c.var.deps
+    const { db, clock, ids } = deps
+    const projectId = c.var.ownerProjectId!
+    const body = c.var.input!.body as { url: string; event_types?: string[] }
+    checkEventTypes(body.event_types)
+    if (activeEndpoints(db, projectId).length >= MAX_ENDPOINTS) throw endpointLimitReached()
+    await checkAddress(deps, body.url)
+    return db.tx(() => {
+      if (activeEndpoints(db, projectId).length >= MAX_ENDPOINTS) throw endpointLimitReached()
+      const nowMs = clock.nowMs()
+      const endpoint: EndpointRecord = {
+        id: ids.uuid(),
+        project_id: projectId,
+        url: body.url,
+        event_types: body.event_types ?? null,
+        status: 'ACTIVE',
+        secret: `whsec_${ids.token(24)}`,
+        previous_secret_expires_at: null,
+        rotated_at: null,
+        created_at: nowMs,
+        updated_at: nowMs,
+        deleted_at: null,
+      }
+      insertEndpoint(db, endpoint)
+      return { status: 201, body: { ...endpointView(endpoint), secret: endpoint.secret } }
+    })
+  })
+
+  route(app, 'listWebhookEndpoints', (c): Reply => {
+    const items = activeEndpoints(c.var.deps.db, c.var.ownerProjectId!).map(endpointView)
+    return { status: 200, body: { items } }
+  })
+
+  // WHM-011: a change of address or event types cancels waiting deliveries; nothing past goes to the new one.
+  route(app, 'updateWebhookEndpoint', async (c): Promise<Reply> => {
+    const deps = c.var.deps
+    const body = c.var.input!.body as { url?: string; event_types?: string[] }
+    ownEndpoint(c)
+    checkEventTypes(body.event_types)
+    if (body.url !== undefined) await checkAddress(deps, body.url)
+    return deps.db.tx(() => {
+      const before = ownEndpoint(c)
+      const after: EndpointRecord = {
+        ...before,
+        url: body.url ?? before.url,
+        event_types: body.event_types ?? before.event_types,
+        updated_at: deps.clock.nowMs(),
+      }
+      const changed =
+        after.url !== before.url ||
+        !sameTypes(subscribedTypes(after.event_types), subscribedTypes(before.event_types))
+      if (changed) cancelWaitingDeliveries(deps, before.id)
+      saveEndpoint(deps.db, after)
+      return { status: 200, body: endpointView(after) }
+    })
+  })
+
+  route(app, 'deleteWebhookEndpoint', (c): Reply => {
+    const deps = c.var.deps
+    return deps.db.tx(() => {
+      const e = ownEndpoint(c)
+      const nowMs = deps.clock.nowMs()
+      const deleted: EndpointRecord = {
+        ...e,
+        status: 'DELETED',
+        deleted_at: nowMs,
+        updated_at: nowMs,
+      }
+      cancelWaitingDeliveries(deps, e.id)
+      saveEndpoint(deps.db, deleted)
+      return { status: 200, body: endpointView(deleted) }
+    })
+  })
+
+  // WHM-007: the new secret signs every later attempt at once; receivers keep the old one for 20 s + 300 s.
+  route(app, 'rotateWebhookSecret', (c): Reply => {
+    const deps = c.var.deps
+    return deps.db.tx(() => {
+      const e = ownEndpoint(c)
+      const nowMs = deps.clock.nowMs()
+      const rotated: EndpointRecord = {
+        ...e,
+        secret: `whsec_${deps.ids.token(24)}`,
+        rotated_at: nowMs,
+        previous_secret_expires_at: nowMs + ROTATION_OVERLAP_S * 1000,
+        updated_at: nowMs,
+      }
+      saveEndpoint(deps.db, rotated)
+      return {
+        status: 200,
+        body: {
+          ...endpointView(rotated),
+          secret: rotated.secret,
+          previous_secret_expires_at: iso(rotated.previous_secret_expires_at),
+        },
+      }
+    })
+  })
+
+  // WHM-008: newest first; FAILED deliveries are the dead-letter list (status=FAILED).
+  route(app, 'listWebhookDeliveries', (c): Reply => {
+    const deps = c.var.deps
+    const projectId = c.var.ownerProjectId!
+    const query = c.var.input!.query as { limit?: number; after?: string; status?: string }
+    if (query.status !== undefined && !(DELIVERY_STATUSES as string[]).includes(query.status)) {
+      throw new ApiError('INVALID_INPUT', {
+        status: 422,
+        message: `status must be one of ${DELIVERY_STATUSES.join(', ')}.`,
+        details: { field: 'status', reason: 'unknown delivery status' },
+      })
+    }
+    const limit = query.limit ?? DEFAULT_PAGE
+    const beforeSeq =
+      query.after === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(query.after, projectId)
+    const rows = listDeliveries(deps.db, projectId, {
+      beforeSeq,
+      status: query.status,
+      limit: limit + 1,
+    })
+    const page = rows.slice(0, limit)
+    const last = page[page.length - 1]
+    return {
+      status: 200,
+      body: {
+        items: page.map((d) => deliveryView(deps, d)),
+        next_cursor: rows.length > limit && last ? encodeCursor(projectId, last.seq) : null,
+      },
+    }
+  })
+
+  // WHM-009 (Idempotency-Key, by route()), WHM-010, WHM-012, WHN-005: same event, same bytes, new attempts.
+  route(app, 'replayWebhookDelivery', (c): Reply => {
+    const deps = c.var.deps
+    const { db, clock, config } = deps
+    const projectId = c.var.ownerProjectId!
+    const original = getDelivery(db, c.req.param('delivery_id') ?? '')
+    if (!original || original.project_id !== projectId) {
+      throw new ApiError('NOT_FOUND', { message: 'No such webhook delivery.' })
+    }
+    const endpoint = getEndpoint(db, original.endpoint_id)
+    if (!endpoint || endpoint.status !== 'ACTIVE') {
+      throw new ApiError('NOT_FOUND', { message: 'The endpoint of this delivery was deleted.' })
+    }
+    const nowMs = clock.nowMs()
+    const event = getEvent(deps, original.event_id)
+    if (!event || nowMs >= event.created_at + EVENT_RETENTION_MS) {
+      throw new ApiError('NOT_FOUND', { message: 'The event of this delivery is past retention.' })
+    }
+    if (config.rateLimits) {
+      const scope = { id: `webhook-replay:${projectId}`, limit: REPLAYS_PER_MINUTE }
+      const decision = decide([{ scope, window: getRateWindow(db, scope.id) }], nowMs)
+      if (!decision.allowed) {
+        throw new ApiError('RATE_LIMITED', {
+          message: `At most ${REPLAYS_PER_MINUTE} webhook replays per minute per Project.`,
+          retryAfterS: Math.max(1, Math.ceil((decision.resetAtMs - nowMs) / 1000)),
+          details: {
+            reset_at: new Date(decision.resetAtMs).toISOString(),
+            limit: REPLAYS_PER_MINUTE,
+            scope: 'project',
+          },
+        })
+      }
+      for (const { id, window } of decision.windows) putRateWindow(db, id, window)
+    }
+    const replay = enqueueDelivery(deps, {
+      project_id: projectId,
+      endpoint_id: endpoint.id,
+      event_id: original.event_id,
+      event_type: original.event_type,
+      body: original.body,
+      replay_of: original.id,
+      nowMs,
+    })
+    return { status: 202, body: deliveryView(deps, replay) }
+  })
+}

@@ -1,0 +1,257 @@
+/**
+ * Organization works (Usage and works; shapes assumed, see spec/openapi.yaml x-assumed): POST /v1/works
+ * creates a work (or a new revision of the same work, named by its title) and starts its preparation;
+ * GET /v1/preparations lists them (limit 1-100, default 50; after = the last id of the previous page);
+ * GET /v1/preparations/{id} reads one; POST /v1/preparations/{id}/answers answers its questions. The rules
+ * live in mock/domain/preparation.ts; this module maps them to HTTP.
+ */
+import { createHash } from 'node:crypto'
+import type { Context, Hono } from 'hono'
+import type { Deps, Env } from '../deps.js'
+import {
+  isTerminal,
+  newPreparation,
+  observe,
+  parseWorkInput,
+  plannedQuestions,
+  transition,
+  workKey,
+  workStatus,
+  type Actor,
+  type PreparationError,
+  type PreparationState,
+} from '../domain/preparation.js'
+import { ApiError } from '../errors.js'
+import { route } from '../http/route.js'
+import {
+  getPreparation,
+  getWork,
+  getWorkByKey,
+  insertPreparation,
+  listPreparationsPage,
+  savePreparationState,
+  saveWork,
+  type PreparationRecord,
+  type WorkRecord,
+} from '../store/works.js'
+
+const DEFAULT_PAGE = 50
+const MAX_PAGE = 100
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/** The candidate setup's digest: a function of the work, its revision and how often the candidate changed. */
+const packageDigest = (workId: string, revision: number, change: number): string =>
+  createHash('sha256').update(`${workId}:${revision}:${change}`).digest('hex')
+
+/** The Work record (assumed shape; spec Work). */
+function workView(w: WorkRecord, latest: PreparationState) {
+  return {
+    id: w.id,
+    revision: w.revision,
+    status: workStatus(latest),
+    preparation_id: w.latest_preparation_id,
+    title: w.title,
+    description: w.description,
+    checklist: w.checklist,
+    created_at: iso(w.created_at),
+    updated_at: iso(w.updated_at),
+  }
+}
+
+/** The Preparation record (assumed shape; spec Preparation): open questions only, answers so far. */
+export function preparationView(p: PreparationRecord, s: PreparationState) {
+  return {
+    id: p.id,
+    work_id: p.work_id,
+    revision: s.revision,
+    status: s.status,
+    questions: s.questions
+      .filter((q) => q.open)
+      .map(({ open: _, ...q }) =>
+        q.kind === 'SCOPE_CONFIRMATION' ? { ...q, package_digest: s.package_digest } : q,
+      ),
+    answers: s.answers.map((a) => ({ ...a, answered_at: iso(a.answered_at) })),
+    package_digest: s.package_digest,
+    reason_codes: s.reason_codes,
+    deadline: iso(s.deadline_at),
+    created_at: iso(s.created_at),
+    updated_at: iso(s.updated_at),
+  }
+}
+
+/** A preparation of the key's Project, observed at the current virtual time; else 404 NOT_FOUND. */
+function visiblePreparation(c: Context<Env>, id: string): PreparationRecord {
+  const p = getPreparation(c.var.deps.db, id)
+  if (p?.project_id !== c.var.auth!.projectId)
+    throw new ApiError('NOT_FOUND', { message: 'No such preparation.' })
+  return { ...p, state: observe(p.state, c.var.deps.clock.nowMs()) }
+}
+
+/** The HTTP error of a refused preparation transition (statuses from the catalog). */
+function preparationError(e: PreparationError): ApiError {
+  const opts = { message: e.message, details: e.details }
+  switch (e.code) {
+    case 'REVISION_CONFLICT':
+      return new ApiError('REVISION_CONFLICT', opts)
+    case 'INVALID_TRANSITION':
+      return new ApiError('INVALID_TRANSITION', opts)
+    case 'QUESTION_NOT_FOUND':
+      return new ApiError('QUESTION_NOT_FOUND', opts)
+    case 'PACKAGE_CHANGED':
+      return new ApiError('PACKAGE_CHANGED', opts)
+    case 'INVALID_REQUEST':
+      return new ApiError('INVALID_REQUEST', opts)
+    case 'ACTION_NOT_RESOLVABLE_BY_CALLER':
+      return new ApiError('ACTION_NOT_RESOLVABLE_BY_CALLER', opts)
+  }
+}
+
+/** POST /v1/works: a new work, or a new revision of the same-titled work whose preparation has ended. */
+function createWork(c: Context<Env>) {
+  const { db, clock, ids } = c.var.deps
+  const projectId = c.var.auth!.projectId
+  const parsed = parseWorkInput(c.var.input!.body)
+  if ('code' in parsed) {
+    if (parsed.code === 'INVALID_INPUT')
+      throw new ApiError('INVALID_INPUT', {
+        status: 422,
+        message: parsed.message,
+        details: parsed.details,
+      })
+    throw new ApiError('INVALID_SPEC', { message: parsed.message, details: parsed.details })
+  }
+  const nowMs = clock.nowMs()
+  const key = workKey(parsed.title)
+  const existing = getWorkByKey(db, projectId, key)
+  if (existing) {
+    const latest = getPreparation(db, existing.latest_preparation_id)!
+    if (!isTerminal(observe(latest.state, nowMs))) {
+      throw new ApiError('PREPARATION_IN_PROGRESS', {
+        message: 'A preparation of this work (same title) is running.',
+        details: { preparation_id: latest.id, work_id: existing.id },
+      })
+    }
+  }
+  // REVISION_CONFLICT: expected_revision, when sent, names the revision the caller read (none for a new work).
+  if (parsed.expected_revision !== undefined && parsed.expected_revision !== existing?.revision) {
+    throw new ApiError('REVISION_CONFLICT', {
+      message: 'The work changed since it was read.',
+      details: { current_revision: existing?.revision ?? null },
+    })
+  }
+  const workId = existing?.id ?? ids.uuid()
+  const revision = (existing?.revision ?? 0) + 1
+  const state = newPreparation(plannedQuestions(parsed), packageDigest(workId, revision, 0), nowMs)
+  const prep = insertPreparation(db, {
+    id: ids.uuid(),
+    project_id: projectId,
+    work_id: workId,
+    state,
+  })
+  const work: WorkRecord = {
+    id: workId,
+    project_id: projectId,
+    title_key: key,
+    title: parsed.title,
+    description: parsed.description,
+    checklist: parsed.checklist ?? null,
+    revision,
+    latest_preparation_id: prep.id,
+    created_at: existing?.created_at ?? nowMs,
+    updated_at: nowMs,
+  }
+  saveWork(db, work)
+  return { status: 201 as const, body: workView(work, state) }
+}
+
+/** GET /v1/preparations paging (query parameters assumed; not declared in the spec, so read here). */
+function page(c: Context<Env>): { limit: number; afterSeq: number } {
+  const rawLimit = c.req.query('limit')
+  const limit = rawLimit === undefined ? DEFAULT_PAGE : Number(rawLimit)
+  if (rawLimit !== undefined && (!/^\d+$/.test(rawLimit) || limit < 1 || limit > MAX_PAGE)) {
+    throw new ApiError('INVALID_INPUT', {
+      status: 400,
+      message: `limit is an integer from 1 to ${MAX_PAGE}.`,
+      details: { parameter: 'limit' },
+    })
+  }
+  const after = c.req.query('after')
+  if (after === undefined) return { limit, afterSeq: 0 }
+  const p = getPreparation(c.var.deps.db, after)
+  if (p?.project_id !== c.var.auth!.projectId)
+    throw new ApiError('INVALID_CURSOR', {
+      message: 'after is the next_cursor of a previous page.',
+      details: { parameter: 'after' },
+    })
+  return { limit, afterSeq: p.seq }
+}
+
+/** Control API: the candidate setup changes (rehearse PACKAGE_CHANGED); undefined for an unknown id. */
+export function changeCandidatePackage(
+  deps: Deps,
+  id: string,
+): { ok: true; preparation: unknown } | { ok: false; error: PreparationError } | undefined {
+  const p = getPreparation(deps.db, id)
+  if (!p) return undefined
+  const nowMs = deps.clock.nowMs()
+  const s = observe(p.state, nowMs)
+  const work = getWork(deps.db, p.work_id)!
+  const change = s.revision + 1
+  const t = transition(s, {
+    type: 'package_changed',
+    at: nowMs,
+    digest: packageDigest(work.id, work.revision, change),
+  })
+  if (!t.ok) return t
+  savePreparationState(deps.db, p.id, t.state)
+  return { ok: true, preparation: preparationView(p, t.state) }
+}
+
+export function worksRoutes(app: Hono<Env>): void {
+  route(app, 'createWork', createWork)
+
+  route(app, 'listPreparations', (c) => {
+    const { limit, afterSeq } = page(c)
+    const { db, clock } = c.var.deps
+    const rows = listPreparationsPage(db, c.var.auth!.projectId, afterSeq, limit + 1)
+    const items = rows.slice(0, limit)
+    return {
+      status: 200,
+      body: {
+        items: items.map((p) => preparationView(p, observe(p.state, clock.nowMs()))),
+        next_cursor: rows.length > limit ? items.at(-1)!.id : null,
+      },
+    }
+  })
+
+  route(app, 'getPreparation', (c) => {
+    const p = visiblePreparation(c, c.req.param('preparation_id')!)
+    return { status: 200, body: preparationView(p, p.state) }
+  })
+
+  route(app, 'answerPreparation', (c) => {
+    const deps = c.var.deps
+    const auth = c.var.auth!
+    const body = c.var.input!.body as {
+      expected_preparation_revision: number
+      answers: unknown[]
+      actor?: Actor | null
+    }
+    // Read, check and write in one transaction: answers apply atomically (WORK-004).
+    return deps.db.tx(() => {
+      const p = visiblePreparation(c, c.req.param('preparation_id')!)
+      const t = transition(p.state, {
+        type: 'answer',
+        at: deps.clock.nowMs(),
+        expectedRevision: body.expected_preparation_revision,
+        answers: body.answers,
+        actor: body.actor ?? null,
+        canApprove: auth.scopes.includes('works:approve'),
+      })
+      if (!t.ok) throw preparationError(t.error)
+      savePreparationState(deps.db, p.id, t.state)
+      return { status: 200 as const, body: preparationView(p, t.state) }
+    })
+  })
+}

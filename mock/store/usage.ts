@@ -1,0 +1,128 @@
+/**
+ * The SU ledger and the usage sums built on it: settled rows by category (usage_ledger), and the open
+ * executions' settled-so-far and reserved SU (executions table). Window sums use the (project_id, settled_at)
+ * index; filter sums use the per-id indexes, so nothing scans the whole ledger.
+ */
+import type { CostCategory } from '../domain/budgets.js'
+import type { Db } from './db.js'
+
+export type LedgerEntry = {
+  project_id: string
+  execution_id: string | null
+  deployment_id: string | null
+  session_id: string | null
+  turn_id: string | null
+  run_id: string | null
+  category: CostCategory
+  su: number
+  settled_at: number
+}
+
+export function insertLedgerEntry(db: Db, e: LedgerEntry): void {
+  db.stmt(
+    `INSERT INTO usage_ledger (project_id, execution_id, deployment_id, session_id, turn_id, run_id, category, su, settled_at)
+     VALUES (@project_id, @execution_id, @deployment_id, @session_id, @turn_id, @run_id, @category, @su, @settled_at)`,
+  ).run(e)
+}
+
+/** Settled SU of a Project in [startMs, endMs). */
+export function settledInWindow(db: Db, projectId: string, startMs: number, endMs: number): number {
+  return (
+    db
+      .stmt(
+        'SELECT COALESCE(SUM(su), 0) AS n FROM usage_ledger WHERE project_id = ? AND settled_at >= ? AND settled_at < ?',
+      )
+      .get(projectId, startMs, endMs) as { n: number }
+  ).n
+}
+
+/**
+ * What a usage read is about: the whole Project when empty, else what matches every id given (a Deployment,
+ * Session, Turn, Run). A Run also holds the Turns of the Sessions its steps hold (sessions.workflow_run_id).
+ */
+export type UsageFilter = {
+  deployment_id?: string
+  session_id?: string
+  turn_id?: string
+  run_id?: string
+}
+
+const FILTER_COLUMNS = ['deployment_id', 'session_id', 'turn_id', 'run_id'] as const
+
+/** Settled SU by category for the filter, within a Project. */
+export function settledByCategory(
+  db: Db,
+  projectId: string,
+  filter: UsageFilter,
+): Map<string, number> {
+  const used = FILTER_COLUMNS.filter((k) => filter[k] !== undefined)
+  const where = ['project_id = ?', ...used.map((k) => `${k} = ?`)].join(' AND ')
+  const rows = db
+    .stmt(`SELECT category, SUM(su) AS su FROM usage_ledger WHERE ${where} GROUP BY category`)
+    .all(projectId, ...used.map((k) => filter[k])) as { category: string; su: number }[]
+  return new Map(rows.map((r) => [r.category, r.su]))
+}
+
+/** An open (not yet settled) execution's SU: spent so far (settled calls) and still reserved (max_su - spent). */
+export type OpenSpend = { id: string; spent_su: number; reserved_su: number }
+
+/** The open executions matching the filter, within a Project. */
+export function openSpend(db: Db, projectId: string, filter: UsageFilter): OpenSpend[] {
+  const clauses = ['e.project_id = ?', 'e.terminal = 0']
+  const params: string[] = [projectId]
+  if (filter.deployment_id !== undefined) {
+    clauses.push('e.deployment_id = ?')
+    params.push(filter.deployment_id)
+  }
+  if (filter.session_id !== undefined) {
+    clauses.push('e.session_id = ?')
+    params.push(filter.session_id)
+  }
+  if (filter.turn_id !== undefined) {
+    clauses.push("e.id = ? AND e.kind = 'TURN'")
+    params.push(filter.turn_id)
+  }
+  if (filter.run_id !== undefined) {
+    clauses.push(
+      '(e.id = ? OR e.session_id IN (SELECT s.id FROM sessions s WHERE s.workflow_run_id = ?))',
+    )
+    params.push(filter.run_id, filter.run_id)
+  }
+  return db
+    .stmt(
+      `SELECT e.id AS id, e.spent_su AS spent_su, MAX(e.max_su - e.spent_su, 0) AS reserved_su
+       FROM executions e WHERE ${clauses.join(' AND ')}`,
+    )
+    .all(...params) as OpenSpend[]
+}
+
+/** SU committed by a Project's open executions: each will settle at most its max_su (spent + reserved). */
+export function openCommitted(db: Db, projectId: string): number {
+  return (
+    db
+      .stmt(
+        'SELECT COALESCE(SUM(MAX(max_su, spent_su)), 0) AS n FROM executions WHERE project_id = ? AND terminal = 0',
+      )
+      .get(projectId) as { n: number }
+  ).n
+}
+
+/** Sets a Project's daily and/or monthly budget (control API); false when there is no such Project. */
+export function setProjectBudgets(
+  db: Db,
+  projectId: string,
+  budgets: { daily_budget_su?: number; monthly_budget_su?: number },
+): boolean {
+  if (!db.stmt('SELECT 1 FROM projects WHERE id = ?').get(projectId)) return false
+  if (budgets.daily_budget_su !== undefined)
+    db.stmt('UPDATE projects SET daily_budget_su = ? WHERE id = ?').run(
+      budgets.daily_budget_su,
+      projectId,
+    )
+  if (budgets.monthly_budget_su !== undefined)
+    db.stmt('UPDATE projects SET monthly_budget_su = ? WHERE id = ?').run(
+      budgets.monthly_budget_su,
+      projectId,
+    )
+  return true
+}

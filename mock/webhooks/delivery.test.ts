@@ -1,0 +1,390 @@
+/**
+ * Webhook delivery end to end inside one process: management routes, the `webhook.attempt` timer, a real HTTP
+ * receiver on 127.0.0.1, the retry schedule on the virtual clock, cancellation, rotation and replay. Events are
+ * appended directly (appendEvent) so these tests do not depend on the executor's event mapping.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { appendEvent, type EventRecord } from '../events/log.js'
+import { createMock, type Mock } from '../index.js'
+import { verifySignature } from './kit/verify.js'
+import { RETRY_OFFSETS_S } from './delivery.js'
+import { sendNotification } from './sender.js'
+
+type Received = { headers: IncomingMessage['headers']; raw: Buffer; url: string }
+type Responder = (req: IncomingMessage, res: ServerResponse) => void
+
+/** A receiver on 127.0.0.1 whose answer each test chooses. */
+class Receiver {
+  received: Received[] = []
+  respond: Responder = (_req, res) => res.writeHead(204).end()
+  private server!: Server
+  url = ''
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (c: Buffer) => chunks.push(c))
+      req.on('end', () => {
+        this.received.push({ headers: req.headers, raw: Buffer.concat(chunks), url: req.url ?? '' })
+        this.respond(req, res)
+      })
+    })
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve))
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`
+  }
+  close(): Promise<void> {
+    this.server.closeAllConnections()
+    return new Promise((resolve) => this.server.close(() => resolve()))
+  }
+}
+
+const receiver = new Receiver()
+beforeAll(() => receiver.start())
+afterAll(() => receiver.close())
+
+const open: Mock[] = []
+afterEach(() => {
+  while (open.length) open.pop()!.close()
+  receiver.received = []
+  receiver.respond = (_req, res) => res.writeHead(204).end()
+})
+
+async function setup() {
+  const mock = await createMock({ allowInsecureWebhooks: true })
+  open.push(mock)
+  const project = mock.fixtures().projects.find((p) => p.approved)!
+  const base = `/api/runtime/projects/${project.id}`
+  const call = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) => {
+    const res = await mock.app.request(`${base}${path}`, {
+      method,
+      headers: {
+        Authorization: `Bearer ${project.owner_token}`,
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        ...headers,
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    return {
+      status: res.status,
+      headers: res.headers,
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tests read loose JSON answers
+      body: (await res.json()) as Record<string, any>,
+    }
+  }
+  const register = async (body: Record<string, unknown> = {}) => {
+    const res = await call('POST', '/webhooks', { url: `${receiver.url}/hook`, ...body })
+    expect(res.status, JSON.stringify(res.body)).toBe(201)
+    return res.body as { id: string; secret: string }
+  }
+  const emit = (e: Partial<EventRecord> & { type: string }): EventRecord =>
+    mock.deps.db.tx(() =>
+      appendEvent(mock.deps, {
+        aggregate_kind: 'SESSION',
+        aggregate_id: '11111111-1111-4111-8111-111111111111',
+        project_id: project.id,
+        session_id: '11111111-1111-4111-8111-111111111111',
+        turn_id: '22222222-2222-4222-8222-222222222222',
+        status: 'SUCCEEDED',
+        data: { kind: 'OUTCOME', status: 'SUCCEEDED', secret_result: 'never sent' },
+        ...e,
+      }),
+    )
+  const deliveries = async (query = '') => (await call('GET', `/webhook-deliveries${query}`)).body
+  const nowS = () => Math.floor(mock.clock.now().getTime() / 1000)
+  return { mock, project, call, register, emit, deliveries, nowS }
+}
+
+describe('webhook delivery', () => {
+  it('[WHN-001][WHN-003][WHN-004][WHN-008][WHN-009][AUTH-012] sends a signed notice of a subscribed event', async () => {
+    const { mock, register, emit, nowS } = await setup()
+    const { secret } = await register()
+    const event = emit({ type: 'turn.completed' })
+    await mock.clock.advance(1)
+    expect(receiver.received).toHaveLength(1)
+    const got = receiver.received[0]!
+    expect(got.headers.authorization).toBeUndefined()
+    expect(got.headers['content-type']).toBe('application/json')
+    const v = verifySignature({
+      header: got.headers['service-signature'] as string,
+      rawBody: got.raw,
+      secrets: [secret],
+      nowS: nowS(),
+    })
+    expect(v.ok).toBe(true)
+    const body = JSON.parse(got.raw.toString('utf8')) as Record<string, unknown>
+    expect(body).toEqual({
+      event_id: event.event_id,
+      type: 'turn.completed',
+      aggregate_kind: 'SESSION',
+      sequence: event.sequence,
+      occurred_at: new Date(event.created_at).toISOString(),
+      session_id: event.session_id,
+      turn_id: event.turn_id,
+      status_url: `/v1/sessions/${event.session_id}/turns/${event.turn_id}`,
+      outputs_url: `/v1/sessions/${event.session_id}/turns/${event.turn_id}/outputs`,
+      status: 'SUCCEEDED',
+    })
+    expect(got.raw.byteLength).toBeLessThanOrEqual(4096)
+  })
+
+  it('[WHM-004][WHM-005] sends the default set only, and run.step.completed only when subscribed', async () => {
+    const { mock, register, emit } = await setup()
+    await register()
+    await register({ event_types: ['run.step.completed'] })
+    const run = {
+      aggregate_kind: 'RUN' as const,
+      aggregate_id: '33333333-3333-4333-8333-333333333333',
+    }
+    emit({
+      ...run,
+      run_id: run.aggregate_id,
+      type: 'run.step.completed',
+      step_id: 'step-1',
+      status: 'RUNNING',
+    })
+    emit({ type: 'message.created' })
+    emit({ ...run, run_id: run.aggregate_id, type: 'run.expired', status: 'EXPIRED' })
+    await mock.clock.advance(1)
+    const bodies = receiver.received.map(
+      (r) => JSON.parse(r.raw.toString()) as Record<string, string>,
+    )
+    expect(bodies.map((b) => b.type).sort()).toEqual(['run.expired', 'run.step.completed'])
+    const step = bodies.find((b) => b.type === 'run.step.completed')!
+    expect(step).toMatchObject({
+      run_id: run.aggregate_id,
+      step_id: 'step-1',
+      status_url: `/v1/runs/${run.aggregate_id}`,
+      outputs_url: `/v1/runs/${run.aggregate_id}/outputs`,
+    })
+  })
+
+  it('[WHN-021][WHN-022][WHN-028][WHN-012] retries 1 min, 5 min, 30 min, 2 h, 8 h, 24 h after the first attempt, then FAILED', async () => {
+    const { mock, register, emit, deliveries } = await setup()
+    const { secret } = await register()
+    receiver.respond = (_req, res) => res.writeHead(500).end('stack trace with secrets')
+    emit({ type: 'turn.failed', status: 'FAILED' })
+    await mock.clock.advance(1)
+    const start = receiver.received.length
+    expect(start).toBe(1)
+    const firstT = Number(
+      /t=(\d+)/.exec(receiver.received[0]!.headers['service-signature'] as string)![1],
+    )
+    await mock.clock.advance(25 * 3600)
+    expect(receiver.received).toHaveLength(7)
+    const ts = receiver.received.map((r) =>
+      Number(/t=(\d+)/.exec(r.headers['service-signature'] as string)![1]),
+    )
+    expect(ts.map((t) => t - firstT)).toEqual([0, ...RETRY_OFFSETS_S])
+    for (const r of receiver.received) {
+      const t = Number(/t=(\d+)/.exec(r.headers['service-signature'] as string)![1])
+      expect(
+        verifySignature({
+          header: r.headers['service-signature'] as string,
+          rawBody: r.raw,
+          secrets: [secret],
+          nowS: t,
+        }).ok,
+      ).toBe(true)
+      expect(r.raw.equals(receiver.received[0]!.raw)).toBe(true)
+    }
+    const page = await deliveries('?status=FAILED')
+    expect(page.items).toHaveLength(1)
+    const d = page.items[0]
+    expect(d).toMatchObject({
+      status: 'FAILED',
+      attempts: 7,
+      last_http_status: 500,
+      last_error_code: 'HTTP_STATUS',
+      next_attempt_at: null,
+    })
+    expect(JSON.stringify(d)).not.toContain('stack trace')
+    expect(d.history).toHaveLength(7)
+    await mock.clock.advance(7 * 24 * 3600)
+    expect(receiver.received).toHaveLength(7)
+  })
+
+  it('[WHN-025] records a redirect as a failure and does not follow it', async () => {
+    const { mock, register, emit, deliveries } = await setup()
+    await register()
+    receiver.respond = (req, res) => {
+      if (req.url === '/hook') res.writeHead(302, { Location: `${receiver.url}/elsewhere` }).end()
+      else res.writeHead(200).end()
+    }
+    emit({ type: 'turn.completed' })
+    await mock.clock.advance(1)
+    expect(receiver.received.map((r) => r.url)).toEqual(['/hook'])
+    const d = (await deliveries()).items[0]
+    expect(d).toMatchObject({
+      status: 'PENDING',
+      attempts: 1,
+      last_http_status: 302,
+      last_error_code: 'REDIRECT',
+    })
+  })
+
+  it('[WHM-011] a changed address cancels waiting deliveries; past events never reach the new address', async () => {
+    const { mock, register, emit, call, deliveries } = await setup()
+    const { id } = await register()
+    receiver.respond = (_req, res) => res.writeHead(503).end()
+    emit({ type: 'turn.completed' })
+    await mock.clock.advance(1)
+    expect(receiver.received).toHaveLength(1)
+    const patched = await call('PATCH', `/webhooks/${id}`, { url: `${receiver.url}/new` })
+    expect(patched.status).toBe(200)
+    expect(patched.body).not.toHaveProperty('secret')
+    receiver.respond = (_req, res) => res.writeHead(200).end()
+    await mock.clock.advance(2 * 24 * 3600)
+    expect(receiver.received.map((r) => r.url)).toEqual(['/hook'])
+    expect((await deliveries()).items[0]).toMatchObject({
+      status: 'CANCELED',
+      next_attempt_at: null,
+    })
+    emit({ type: 'turn.completed' })
+    await mock.clock.advance(1)
+    expect(receiver.received.map((r) => r.url)).toEqual(['/hook', '/new'])
+  })
+
+  it('[WHM-007][WHN-013] signs with the new secret as soon as it is rotated', async () => {
+    const { mock, register, emit, call, nowS } = await setup()
+    const { id, secret: old } = await register()
+    const rotated = await call('POST', `/webhooks/${id}/rotate-secret`)
+    expect(rotated.status).toBe(200)
+    expect(rotated.body.secret).not.toBe(old)
+    expect(
+      Date.parse(rotated.body.previous_secret_expires_at) - Date.parse(rotated.body.rotated_at),
+    ).toBe(320_000)
+    emit({ type: 'turn.completed' })
+    await mock.clock.advance(1)
+    const r = receiver.received[0]!
+    const header = r.headers['service-signature'] as string
+    expect(
+      verifySignature({ header, rawBody: r.raw, secrets: [rotated.body.secret], nowS: nowS() }).ok,
+    ).toBe(true)
+    expect(verifySignature({ header, rawBody: r.raw, secrets: [old], nowS: nowS() }).ok).toBe(false)
+    const list = await call('GET', '/webhooks')
+    expect(JSON.stringify(list.body)).not.toContain(rotated.body.secret)
+  })
+
+  it('[WHM-012][WHN-005][WHN-012][WHN-019][WHM-010] replays the same event bytes with a fresh signature, 10 per minute', async () => {
+    const { mock, register, emit, call, deliveries } = await setup()
+    await register()
+    emit({ type: 'turn.completed' })
+    await mock.clock.advance(1)
+    const original = (await deliveries()).items[0]
+    expect(original.status).toBe('SUCCEEDED')
+    await mock.clock.advance(30)
+    const executionsBefore = mock.deps.db.stmt('SELECT COUNT(*) AS n FROM executions').get()
+    const replay = await call('POST', `/webhook-deliveries/${original.id}/replay`, undefined, {
+      'Idempotency-Key': 'r-1',
+    })
+    expect(replay.status).toBe(202)
+    expect(replay.body).toMatchObject({
+      event_id: original.event_id,
+      status: 'PENDING',
+      attempts: 0,
+      replay_of: original.id,
+    })
+    const again = await call('POST', `/webhook-deliveries/${original.id}/replay`, undefined, {
+      'Idempotency-Key': 'r-1',
+    })
+    expect(again.body.id).toBe(replay.body.id)
+    await mock.clock.advance(1)
+    expect(receiver.received).toHaveLength(2)
+    const [a, b] = receiver.received as [Received, Received]
+    expect(b.raw.equals(a.raw)).toBe(true)
+    expect(b.headers['service-signature']).not.toBe(a.headers['service-signature'])
+    expect(mock.deps.db.stmt('SELECT COUNT(*) AS n FROM executions').get()).toEqual(
+      executionsBefore,
+    )
+    for (let i = 2; i <= 10; i++) {
+      const r = await call('POST', `/webhook-deliveries/${original.id}/replay`, undefined, {
+        'Idempotency-Key': `r-${i}`,
+      })
+      expect(r.status).toBe(202)
+    }
+    const limited = await call('POST', `/webhook-deliveries/${original.id}/replay`, undefined, {
+      'Idempotency-Key': 'r-11',
+    })
+    expect(limited.status).toBe(429)
+    expect(limited.body.error.code).toBe('RATE_LIMITED')
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0)
+    await mock.clock.advance(Number(limited.headers.get('retry-after')))
+    const later = await call('POST', `/webhook-deliveries/${original.id}/replay`, undefined, {
+      'Idempotency-Key': 'r-11',
+    })
+    expect(later.status).toBe(202)
+  })
+
+  it('[WHN-026] resolves and checks the address again on every attempt', async () => {
+    const { mock, register, emit, deliveries } = await setup()
+    await register()
+    mock.deps.config.allowInsecureWebhooks = false
+    emit({ type: 'turn.completed' })
+    await mock.clock.advance(1)
+    expect(receiver.received).toHaveLength(0)
+    expect((await deliveries()).items[0]).toMatchObject({
+      last_error_code: 'ADDRESS_REFUSED',
+      last_http_status: null,
+    })
+  })
+
+  it('[WHM-001][WHM-002] keeps at most 10 endpoints and shows the secret only once', async () => {
+    const { call, register } = await setup()
+    const ids: string[] = []
+    for (let i = 0; i < 10; i++) ids.push((await register()).id)
+    const over = await call('POST', '/webhooks', { url: `${receiver.url}/hook` })
+    expect(over.status).toBe(422)
+    expect(over.body.error).toMatchObject({
+      code: 'INVALID_INPUT',
+      details: { reason: 'webhook endpoint limit (10) reached' },
+    })
+    const list = await call('GET', '/webhooks')
+    expect(list.body.items).toHaveLength(10)
+    for (const item of list.body.items) expect(item).not.toHaveProperty('secret')
+    expect((await call('DELETE', `/webhooks/${ids[0]}`)).body.status).toBe('DELETED')
+    expect((await call('POST', '/webhooks', { url: `${receiver.url}/hook` })).status).toBe(201)
+  })
+})
+
+describe('sender', () => {
+  it('[WHN-027] gives up after the send limit (here shortened) with TIMEOUT', async () => {
+    receiver.respond = () => undefined // never answers
+    const outcome = await sendNotification({
+      url: `${receiver.url}/slow`,
+      body: Buffer.from('{}'),
+      headers: {},
+      allowInsecure: true,
+      timeoutMs: 200,
+    })
+    expect(outcome).toEqual({ ok: false, httpStatus: null, errorCode: 'TIMEOUT' })
+  })
+
+  it('reports a refused connection as CONNECTION_ERROR', async () => {
+    const server = createServer()
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const port = (server.address() as AddressInfo).port
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    const outcome = await sendNotification({
+      url: `http://127.0.0.1:${port}/`,
+      body: Buffer.from('{}'),
+      headers: {},
+      allowInsecure: true,
+      timeoutMs: 5000,
+    })
+    expect(outcome).toEqual({ ok: false, httpStatus: null, errorCode: 'CONNECTION_ERROR' })
+  })
+
+  it('[WHN-024] refuses http:// and loopback without the insecure flag', async () => {
+    for (const url of [`${receiver.url}/x`, 'https://127.0.0.1:1/x', 'https://localhost:1/x']) {
+      expect(
+        await sendNotification({ url, body: Buffer.from('{}'), headers: {}, allowInsecure: false }),
+      ).toEqual({ ok: false, httpStatus: null, errorCode: 'ADDRESS_REFUSED' })
+    }
+  })
+})

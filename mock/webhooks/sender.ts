@@ -1,0 +1,155 @@
+/**
+ * One webhook send (Webhook notifications 9-10): resolve the host again (every address must be public unless
+ * --allow-insecure-webhooks), POST to exactly the address that was checked, verify the certificate, never follow
+ * a redirect, give up after 20 seconds including DNS (real time: this is I/O, not the virtual clock), and keep
+ * only the numeric status and a fixed error code: the receiver's body is drained and dropped (WHN-028).
+ */
+import { lookup } from 'node:dns/promises'
+import { request as httpRequest, type IncomingMessage } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import { isIP, type LookupFunction } from 'node:net'
+import { bareHost, isPublicAddress, refusedHostName } from './network-rules.js'
+
+/** Limits > Time limits: one send takes at most 20 seconds including DNS (WHN-027). */
+export const SEND_TIMEOUT_MS = 20_000
+
+/** The fixed error codes of a failed attempt (the delivery history keeps one of these, never a body). */
+export type AttemptErrorCode =
+  | 'HTTP_STATUS' // answered, but not 2xx
+  | 'REDIRECT' // answered 3xx: not followed (WHN-025)
+  | 'TIMEOUT' // no answer within 20 s, DNS included
+  | 'DNS_ERROR' // the name did not resolve
+  | 'ADDRESS_REFUSED' // scheme, name or a resolved address breaks the network rules
+  | 'TLS_ERROR' // certificate verification or handshake failed
+  | 'CONNECTION_ERROR' // refused, reset or otherwise failed before an answer
+  | 'BODY_TOO_LARGE' // the notification would exceed 4 KiB (not sent)
+  | 'INTERRUPTED' // the mock stopped during the last attempt; its outcome is unknown
+
+export type AttemptOutcome = {
+  ok: boolean
+  httpStatus: number | null
+  errorCode: AttemptErrorCode | null
+}
+
+export type SendInput = {
+  url: string
+  body: Uint8Array
+  headers: Record<string, string>
+  allowInsecure: boolean
+  timeoutMs?: number
+}
+
+const failure = (
+  errorCode: AttemptErrorCode,
+  httpStatus: number | null = null,
+): AttemptOutcome => ({
+  ok: false,
+  httpStatus,
+  errorCode,
+})
+
+const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|ERR_OSSL)/
+
+/** Classifies a request error into a fixed code. */
+function errorCodeOf(error: unknown, signal: AbortSignal): AttemptErrorCode {
+  if (signal.aborted) return 'TIMEOUT'
+  const code = (error as { code?: unknown } | null)?.code
+  if (typeof code === 'string' && TLS_CODES.test(code)) return 'TLS_ERROR'
+  return 'CONNECTION_ERROR'
+}
+
+/** Resolves a host under the deadline: every address, each checked unless insecure. */
+async function resolveChecked(
+  host: string,
+  allowInsecure: boolean,
+  signal: AbortSignal,
+): Promise<{ addresses: { address: string; family: number }[] } | AttemptOutcome> {
+  if (isIP(host) !== 0) {
+    if (!allowInsecure && !isPublicAddress(host)) return failure('ADDRESS_REFUSED')
+    return { addresses: [{ address: host, family: isIP(host) }] }
+  }
+  if (!allowInsecure && refusedHostName(host)) return failure('ADDRESS_REFUSED')
+  let addresses: { address: string; family: number }[]
+  try {
+    addresses = await raceAbort(lookup(host, { all: true, verbatim: true }), signal)
+  } catch {
+    return failure(signal.aborted ? 'TIMEOUT' : 'DNS_ERROR')
+  }
+  if (addresses.length === 0) return failure('DNS_ERROR')
+  if (!allowInsecure && !addresses.every((a) => isPublicAddress(a.address))) {
+    return failure('ADDRESS_REFUSED')
+  }
+  return { addresses }
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error('aborted'))
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error('aborted'))
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(v)
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(e instanceof Error ? e : new Error(String(e)))
+      },
+    )
+  })
+}
+
+/** Sends one notification and reports the outcome; never throws. */
+export async function sendNotification(input: SendInput): Promise<AttemptOutcome> {
+  const signal = AbortSignal.timeout(input.timeoutMs ?? SEND_TIMEOUT_MS)
+  let url: URL
+  try {
+    url = new URL(input.url)
+  } catch {
+    return failure('ADDRESS_REFUSED')
+  }
+  const https = url.protocol === 'https:'
+  if (!https && !(input.allowInsecure && url.protocol === 'http:'))
+    return failure('ADDRESS_REFUSED')
+  const host = bareHost(url)
+  const resolved = await resolveChecked(host, input.allowInsecure, signal)
+  if ('ok' in resolved) return resolved
+  const { addresses } = resolved
+  // Connect to exactly the addresses that were checked (no second, unchecked resolution).
+  const pinned: LookupFunction = (_hostname, options, callback) => {
+    if (options.all) callback(null, addresses)
+    else callback(null, addresses[0]!.address, addresses[0]!.family)
+  }
+  const send = https ? httpsRequest : httpRequest
+  return new Promise<AttemptOutcome>((resolve) => {
+    let settled = false
+    const settle = (o: AttemptOutcome) => {
+      if (settled) return
+      settled = true
+      resolve(o)
+    }
+    const req = send(
+      url,
+      {
+        method: 'POST',
+        headers: { ...input.headers, 'Content-Length': String(input.body.byteLength) },
+        lookup: pinned,
+        signal,
+        agent: false,
+        rejectUnauthorized: true,
+      },
+      (res: IncomingMessage) => {
+        const status = res.statusCode ?? 0
+        // The body is never read into the history (WHN-028); drain it so the socket can close.
+        res.resume()
+        res.on('error', () => undefined)
+        if (status >= 200 && status < 300) settle({ ok: true, httpStatus: status, errorCode: null })
+        else if (status >= 300 && status < 400) settle(failure('REDIRECT', status))
+        else settle(failure('HTTP_STATUS', status))
+      },
+    )
+    req.on('error', (error) => settle(failure(errorCodeOf(error, signal))))
+    req.end(input.body)
+  })
+}
