@@ -5,6 +5,9 @@ import { ROOT } from './generated.js'
 
 export const ID_PATTERN = /^[A-Z]{2,6}-\d{3}$/
 const TITLE_ID = /\[([A-Z]{2,6}-\d{3})\]/g
+/** req('AUTH-001', 'AUTH-006') calls (conformance/support/req.ts) build title prefixes too. */
+const REQ_CALL = /\breq\(([^)]*)\)/g
+const QUOTED_ID = /['"`]([A-Z]{2,6}-\d{3})['"`]/g
 
 function* testFiles(dir: string): Generator<string> {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -24,8 +27,11 @@ export function idsNamedByTests(
     if (!existsSync(join(ROOT, folder))) continue
     const files = [...testFiles(join(ROOT, folder))]
     for (const file of files) {
-      for (const m of readFileSync(file, 'utf8').matchAll(TITLE_ID)) {
-        const id = m[1]!
+      const text = readFileSync(file, 'utf8')
+      const ids = [...text.matchAll(TITLE_ID)].map((m) => m[1]!)
+      for (const call of text.matchAll(REQ_CALL))
+        ids.push(...[...call[1]!.matchAll(QUOTED_ID)].map((m) => m[1]!))
+      for (const id of ids) {
         if (!found.has(id)) found.set(id, new Set())
         found.get(id)!.add(relative(ROOT, file))
       }
