@@ -59,6 +59,17 @@ export class ApiError<C extends HttpErrorCode = HttpErrorCode> extends Error {
   }
 }
 
+/**
+ * An ApiError for a code known only at run time (e.g. the code a rule function returned): the code must have
+ * one status in the catalog, which the constructor checks.
+ */
+export function apiErrorOf(
+  code: HttpErrorCode,
+  opts: Omit<ApiErrorOptions<HttpErrorCode>, 'status'> = {},
+): ApiError {
+  return new ApiError(code as 'NOT_FOUND', opts)
+}
+
 /** The error envelope as sent. */
 export type ErrorEnvelope = {
   error: {

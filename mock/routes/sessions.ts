@@ -6,7 +6,7 @@
  */
 import type { Context, Hono } from 'hono'
 import type { Deps, Env } from '../deps.js'
-import { ApiError } from '../errors.js'
+import { ApiError, apiErrorOf } from '../errors.js'
 import { checkConcurrency, nextScenario, reserveSu } from '../execution/accept.js'
 import { acceptExecution, finishExecution, isExecutionOpen } from '../execution/executor.js'
 import { route, setExecutionOpenCheck, type Reply } from '../http/route.js'
@@ -27,6 +27,7 @@ import {
 } from '../store/executions.js'
 import { callableDeployment } from './deployments.js'
 import { setSessionLookup } from './files.js'
+import { bindFileToExecution, deleteSessionFiles, getUsableInputFile } from '../store/files.js'
 import { decodeCursor, encodeCursor } from './cursors.js'
 
 /** Session limits defaults of ExecutionLimits (Turn input and request options). */
@@ -119,13 +120,33 @@ function acceptTurn(
     throw new ApiError('TOO_MANY_FILES', { message: 'At most 20 input files, none listed twice.' })
   }
   const limits = { ...LIMIT_DEFAULTS, ...body.limits }
+  const nowMs = deps.clock.nowMs()
+  const turnId = deps.ids.uuid()
+  // FILE items: READY input files of this Project (or this Session), not bound to another execution, of a type
+  // the Deployment accepts (SES-006, FILE-009, DEP-005).
+  for (const fileId of files) {
+    const usable = getUsableInputFile(deps.db, fileId, {
+      projectId: auth.projectId,
+      nowMs,
+      sessionId: session.id,
+      executionId: turnId,
+      acceptedMimeTypes: deployment.input_mime_types,
+    })
+    if (!usable.ok) {
+      throw apiErrorOf(usable.code, {
+        message: `Input file ${fileId} cannot be used (${usable.reason}).`,
+        details: { file_id: fileId, reason: usable.reason },
+      })
+    }
+  }
   checkConcurrency(deps, auth.projectId, countAdmitted(deps.db, auth.projectId))
   reserveSu(deps, auth.projectId, limits.max_su)
   const scenario = nextScenario(deps, deployment.id, deployment.outputs)
-  const nowMs = deps.clock.nowMs()
   updateSession(deps.db, session.id, { last_activity_at: nowMs })
+  // RET-007: a file given as Turn input is kept 30 days from now and belongs to this Session.
+  for (const fileId of files) bindFileToExecution(deps.db, fileId, turnId, nowMs, session.id)
   return acceptExecution(deps, {
-    id: deps.ids.uuid(),
+    id: turnId,
     kind: 'TURN',
     project_id: auth.projectId,
     api_key: auth.key,
@@ -293,6 +314,8 @@ export function sessionRoutes(app: Hono<Env>): void {
     const session = visibleSession(c, c.req.param('session_id')!)
     const nowMs = deps.clock.nowMs()
     updateSession(deps.db, session.id, { deleted_at: nowMs })
+    // Retention: deleting a Session deletes its files.
+    deleteSessionFiles(deps.db, session.id)
     const current = latestTurnOfSession(deps.db, session.id)
     if (current && !current.terminal)
       finishExecution(deps, current, 'CANCELED', 'SESSION_DELETED', 'The Session was deleted.')

@@ -9,7 +9,7 @@ import addFormatsModule from 'ajv-formats'
 import type { Context, Hono } from 'hono'
 import type { Env } from '../deps.js'
 import { DEFAULT_RETENTION_DAYS, jsonLimitProblem } from '../domain/run.js'
-import { ApiError } from '../errors.js'
+import { ApiError, apiErrorOf } from '../errors.js'
 import { checkConcurrency, nextScenario, reserveSu } from '../execution/accept.js'
 import { acceptExecution } from '../execution/executor.js'
 import { route } from '../http/route.js'
@@ -183,11 +183,7 @@ export function workflowRoutes(app: Hono<Env>): void {
           message: `file_ids: ${fileId} cannot be used (${usable.reason}).`,
           details: { file_id: fileId, reason: usable.reason },
         }
-        throw usable.code === 'NOT_FOUND'
-          ? new ApiError('NOT_FOUND', opts)
-          : usable.code === 'FILE_EXPIRED'
-            ? new ApiError('FILE_EXPIRED', opts)
-            : new ApiError('UNSUPPORTED_FILE_TYPE', opts)
+        throw apiErrorOf(usable.code, opts)
       }
     }
     checkConcurrency(deps, auth.projectId, countAdmitted(deps.db, auth.projectId))
