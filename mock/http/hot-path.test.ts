@@ -1,0 +1,85 @@
+/**
+ * The hot path (auth, rate limit, handler, JSON) stays O(1) in the store size: every SQL statement a hot
+ * request runs is a prepared statement that searches an index (never a full table scan), and the number of
+ * statements does not grow with the number of Sessions, Turns and events stored.
+ */
+import { afterEach, beforeEach, expect, it } from 'vitest'
+import { createMock, type Mock } from '../index.js'
+
+let mock: Mock
+let statements: string[]
+const H = { Authorization: 'Bearer sk_test_a_full', 'Content-Type': 'application/json' }
+const D = 'aaaaaaaa-d000-4000-8000-000000000001'
+
+beforeEach(async () => {
+  mock = await createMock({ rateLimits: true })
+  const db = mock.deps.db
+  const stmt = db.stmt.bind(db)
+  statements = []
+  ;(db as { stmt: typeof db.stmt }).stmt = (sql: string) => {
+    statements.push(sql)
+    return stmt(sql)
+  }
+})
+afterEach(() => mock.close())
+
+let n = 0
+async function createSession(): Promise<{ status_url: string }> {
+  const res = await mock.app.request(`/v1/deployments/${D}/sessions`, {
+    method: 'POST',
+    headers: { ...H, 'Idempotency-Key': `hot-${n++}` },
+    body: JSON.stringify({ input: [{ type: 'TEXT', text: 'x' }], limits: { max_su: 1 } }),
+  })
+  expect(res.status).toBe(202)
+  return (await res.json()) as { status_url: string }
+}
+
+/** The statements one request runs. */
+async function traced(fn: () => Promise<unknown>): Promise<string[]> {
+  statements.length = 0
+  await fn()
+  return [...statements]
+}
+
+const plan = (sql: string): string => {
+  const params = (sql.match(/\?|@\w+/g) ?? []).length
+  const named = /@\w+/.test(sql)
+  const db = mock.deps.db.raw
+  const rows = named
+    ? (db
+        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .all(Object.fromEntries((sql.match(/@(\w+)/g) ?? []).map((p) => [p.slice(1), 'x']))) as {
+        detail: string
+      }[])
+    : (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array<string>(params).fill('x')) as {
+        detail: string
+      }[])
+  return rows.map((r) => r.detail).join(' | ')
+}
+
+it('reads a Turn, lists Deployments and creates a Session with index searches only', async () => {
+  const r = await createSession()
+  await mock.clock.advance(5)
+  const sqls = new Set([
+    ...(await traced(() => mock.app.request(r.status_url, { headers: H }))),
+    ...(await traced(() => mock.app.request('/v1/deployments', { headers: H }))),
+    ...(await traced(() => createSession())),
+  ])
+  const scans = [...sqls]
+    .filter((sql) => /^\s*(SELECT|UPDATE|DELETE)/i.test(sql))
+    .filter((sql) => /\bSCAN\b/.test(plan(sql)))
+  expect(scans).toEqual([])
+})
+
+it('runs as many statements for a Turn read with 1 Session stored as with 120', async () => {
+  const first = await createSession()
+  await mock.clock.advance(5)
+  const small = await traced(() => mock.app.request(first.status_url, { headers: H }))
+  for (let i = 0; i < 120; i++) {
+    await createSession()
+    if (i % 8 === 7) await mock.clock.advance(61) // Sessions finish; the accept window opens again
+  }
+  await mock.clock.advance(61)
+  const large = await traced(() => mock.app.request(first.status_url, { headers: H }))
+  expect(large.length).toBe(small.length)
+})
