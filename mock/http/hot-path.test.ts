@@ -35,7 +35,7 @@ async function createSession(): Promise<{ status_url: string }> {
 }
 
 /** The statements one request runs. */
-async function traced(fn: () => Promise<unknown>): Promise<string[]> {
+async function traced(fn: () => unknown): Promise<string[]> {
   statements.length = 0
   await fn()
   return [...statements]
