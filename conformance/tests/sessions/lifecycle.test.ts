@@ -309,3 +309,62 @@ it(`${req('SES-012')} applies the default limits: a Turn may run an hour but not
   await control.advance(20)
   expect((await readTurn(r)).error?.code).toBe('EXECUTION_TIMEOUT')
 })
+
+it(`${req('SVC-001', 'SVC-003')} creates a Session with its first Turn in one request, and a Turn read under another Session's path is 404`, async () => {
+  const a = await accepted()
+  const b = await accepted()
+  expect(a.session_id).not.toBe(b.session_id)
+  expectError(
+    await target.api.get(`/v1/sessions/${b.session_id}/turns/${a.turn_id}`, {
+      key: target.world.keys.full,
+    }),
+    'NOT_FOUND',
+  )
+})
+
+it(`${req('SES-016')} refuses a delete body with any property with INVALID_INPUT`, async () => {
+  const r = await accepted()
+  const res = await target.api.delete(
+    `/v1/sessions/${r.session_id}`,
+    { reason: 'tidy up' },
+    { key: target.world.keys.full, idem: newIdempotencyKey() },
+  )
+  expectError(res, 'INVALID_INPUT')
+  expect((await target.api.get(r.status_url, { key: target.world.keys.full })).status).toBe(200)
+})
+
+it(`${req('SES-026')} refuses DELETE of a Session without an Idempotency-Key with 422 INVALID_IDEMPOTENCY_KEY`, async () => {
+  const r = await accepted()
+  expectError(
+    await target.api.delete(`/v1/sessions/${r.session_id}`, {}, { key: target.world.keys.full }),
+    'INVALID_IDEMPOTENCY_KEY',
+  )
+})
+
+it(`${req('SES-023')} accepts a file upload into an active Session with 201 FileReceipt`, async () => {
+  const r = await accepted()
+  const res = await target.api.upload(
+    `/v1/sessions/${r.session_id}/files`,
+    { content: 'notes\n', filename: 'notes.txt', contentType: 'text/plain' },
+    { key: target.world.keys.full, idem: newIdempotencyKey() },
+  )
+  expect(res.status, res.text).toBe(201)
+  expect((res.body as { status: string }).status).toBe('READY')
+})
+
+it(`${req('OUT-003', 'OUT-005')} shows a produced TEXT output READY with item_id and its text`, async (ctx) => {
+  const control = mockOnly(ctx, target, 'the output is produced on virtual time')
+  const r = await accepted()
+  await control.advance(5)
+  const turn = await readTurn(r)
+  const out = turn.outputs[0] as unknown as {
+    type: string
+    availability: string
+    item_id: string
+    text: string
+  }
+  expect(out.type).toBe('TEXT')
+  expect(out.availability).toBe('READY')
+  expect(typeof out.item_id).toBe('string')
+  expect(Buffer.byteLength(out.text)).toBeLessThanOrEqual(64 * 1024)
+})
