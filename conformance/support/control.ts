@@ -56,6 +56,9 @@ export class MockControl {
       'POST',
       `/_mock/deployments/${id}/retire`,
     )
+  /** Extension: the internal Sessions held by a Run's workflow steps. */
+  runSessions = (runId: string) =>
+    this.call<{ run_id: string; session_ids: string[] }>('GET', `/_mock/runs/${runId}/sessions`)
   /** Extension: sets a Project's SU balance (rehearse 402 MINIMUM_SU_REQUIRED). */
   setBalance = (projectId: string, su_balance: number) =>
     this.call<{ project_id: string; su_balance: number }>(

@@ -6,6 +6,8 @@
  *   POST /_mock/keys/{key}/revoke                       -> {key, revoked: true, canceled: [execution ids]}
  *   POST /_mock/keys/{key}/expire  {at?: ISO time}      -> expires now, or at a later virtual time
  *   POST /_mock/deployments/{deployment_id}/retire      -> {id, status: RETIRED, canceled: [...]}
+ *   GET  /_mock/runs/{run_id}/sessions                  -> {run_id, session_ids}: the internal Sessions of a
+ *                                                          Run's steps (Session paths refuse them: 409 WORKFLOW_MANAGED_SESSION)
  */
 import { Hono } from 'hono'
 import type { Deps, Env } from '../deps.js'
@@ -19,7 +21,7 @@ import {
   setApiKeyExpiry,
 } from '../store/access.js'
 import { getDeployment } from '../store/deployments.js'
-import { getExecution } from '../store/executions.js'
+import { getExecution, sessionsOfRun } from '../store/executions.js'
 import { getApiKey } from '../store/projects.js'
 
 /** Cancels open executions with AUTHORIZATION_REVOKED; returns their ids. */
@@ -93,6 +95,13 @@ export function controlAccessRoutes(): Hono<Env> {
       }),
     )
     return c.json({ id, status: 'RETIRED', canceled })
+  })
+
+  app.get('/runs/:run_id/sessions', (c) => {
+    const runId = c.req.param('run_id')
+    if (getExecution(c.var.deps.db, runId)?.kind !== 'RUN')
+      throw new ApiError('NOT_FOUND', { message: `no Run ${runId}` })
+    return c.json({ run_id: runId, session_ids: sessionsOfRun(c.var.deps.db, runId) })
   })
 
   return app

@@ -31,6 +31,8 @@ export type SessionInfo = {
   project_id: string
   deployment_id: string
   status: 'ACTIVE' | 'CLOSED' | 'EXPIRED'
+  /** Held by a workflow step: Session paths refuse it (409 WORKFLOW_MANAGED_SESSION). */
+  workflow_managed?: boolean
 }
 
 /** Finds a Session that is not deleted (undefined: absent or deleted). Registered by the Sessions code. */
@@ -79,11 +81,11 @@ async function inspectUpload(c: Context<Env>): Promise<void> {
 function uploadableSession(c: Context<Env>, sessionId: string, nowMs: number): SessionInfo {
   const auth = c.var.auth!
   const session = findSession(c.var.deps.db, sessionId, nowMs)
-  if (
-    !session ||
-    session.project_id !== auth.projectId ||
-    !auth.deploymentIds.includes(session.deployment_id)
-  ) {
+  if (!session || session.project_id !== auth.projectId) {
+    throw new ApiError('NOT_FOUND', { message: 'No such Session.' })
+  }
+  if (session.workflow_managed) throw new ApiError('WORKFLOW_MANAGED_SESSION')
+  if (!auth.deploymentIds.includes(session.deployment_id)) {
     throw new ApiError('NOT_FOUND', { message: 'No such Session.' })
   }
   if (session.status === 'CLOSED') {

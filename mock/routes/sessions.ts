@@ -10,6 +10,12 @@ import { ApiError, apiErrorOf } from '../errors.js'
 import { checkConcurrency, nextScenario, reserveSu } from '../execution/accept.js'
 import { acceptExecution, finishExecution, isExecutionOpen } from '../execution/executor.js'
 import { route, setExecutionOpenCheck, type Reply } from '../http/route.js'
+import {
+  actionOf,
+  assertNotEnded,
+  resolveQuestion,
+  type QuestionResolve,
+} from '../execution/actions.js'
 import { addDeploymentResolver } from '../middleware/rate-limit.js'
 import type { Deployment } from '../store/deployments.js'
 import {
@@ -28,6 +34,7 @@ import {
 import { callableDeployment } from './deployments.js'
 import { setSessionLookup } from './files.js'
 import { bindFileToExecution, deleteSessionFiles, getUsableInputFile } from '../store/files.js'
+import { presentOutputs } from '../execution/outputs.js'
 import { decodeCursor, encodeCursor } from './cursors.js'
 
 /** Session limits defaults of ExecutionLimits (Turn input and request options). */
@@ -48,15 +55,14 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 export function visibleSession(c: Context<Env>, id: string): SessionRecord {
   const auth = c.var.auth!
   const session = getSession(c.var.deps.db, id)
-  if (
-    !session ||
-    session.project_id !== auth.projectId ||
-    !auth.deploymentIds.includes(session.deployment_id) ||
-    session.deleted_at !== null
-  ) {
+  if (!session || session.project_id !== auth.projectId || session.deleted_at !== null) {
     throw new ApiError('NOT_FOUND', { message: 'No such Session.' })
   }
+  // Run request rule 6: a Session held by workflow steps is refused on Session paths; use the Run paths.
   if (session.workflow_run_id !== null) throw new ApiError('WORKFLOW_MANAGED_SESSION')
+  if (!auth.deploymentIds.includes(session.deployment_id)) {
+    throw new ApiError('NOT_FOUND', { message: 'No such Session.' })
+  }
   if (c.var.deps.clock.nowMs() >= session.last_activity_at + SESSION_IDLE_MS) {
     throw new ApiError('SESSION_EXPIRED', {
       message: 'The Session passed its 30-day idle retention.',
@@ -84,7 +90,8 @@ export function turnDetail(deps: Deps, t: ExecutionRecord) {
     created_at: iso(t.created_at),
     started_at: iso(t.started_at),
     completed_at: iso(t.completed_at),
-    outputs: page.items,
+    // OUT-004: items whose file retention passed show EXPIRED with ARTIFACT_EXPIRED (execution/outputs.ts).
+    outputs: presentOutputs(deps, page.items),
     next_cursor: page.items.length === DEFAULT_PAGE ? encodeCursor(t.id, page.last) : null,
   }
 }
@@ -207,12 +214,13 @@ export function sessionRoutes(app: Hono<Env>): void {
   // Session files (POST /v1/sessions/{id}/files) see Sessions through this lookup; workflow-held ones are hidden.
   setSessionLookup((db, id, nowMs) => {
     const s = getSession(db, id)
-    if (!s || s.deleted_at !== null || s.workflow_run_id !== null) return undefined
+    if (!s || s.deleted_at !== null) return undefined
     const expired = nowMs >= s.last_activity_at + SESSION_IDLE_MS
     return {
       project_id: s.project_id,
       deployment_id: s.deployment_id,
       status: expired ? 'EXPIRED' : s.status,
+      workflow_managed: s.workflow_run_id !== null,
     }
   })
   // Session paths count against the Session's Deployment (RATE rules).
@@ -275,7 +283,10 @@ export function sessionRoutes(app: Hono<Env>): void {
     const more = listOutputs(c.var.deps.db, turn.id, page.last, 1).items.length > 0
     return {
       status: 200,
-      body: { outputs: page.items, next_cursor: more ? encodeCursor(turn.id, page.last) : null },
+      body: {
+        outputs: presentOutputs(c.var.deps, page.items),
+        next_cursor: more ? encodeCursor(turn.id, page.last) : null,
+      },
     }
   })
 
@@ -287,13 +298,30 @@ export function sessionRoutes(app: Hono<Env>): void {
     return { status: 202, body: turnDetail(c.var.deps, turn), execution: turn.id }
   })
 
-  // Assumed path: the private beta has no interactive actions, so a Turn never has one to resolve.
+  // Assumed path: answers a question action of a Turn (ActionResolveInput, actions:resolve). In the private beta
+  // a Turn never has one (404); with the interactive-action facility it resumes the Turn (execution/actions.ts).
   route(app, 'resolveTurnAction', (c) => {
+    const deps = c.var.deps
     const session = visibleSession(c, c.req.param('session_id')!)
-    visibleTurn(c, session, c.req.param('turn_id')!)
-    throw new ApiError('NOT_FOUND', {
-      message: 'No such action: this Turn has no pending question.',
-    })
+    const turn = visibleTurn(c, session, c.req.param('turn_id')!)
+    const action = actionOf(deps, turn.id, c.req.param('action_id')!)
+    assertNotEnded(deps, action, false)
+    resolveQuestion(deps, turn, action, c.var.input!.body as QuestionResolve)
+    return {
+      status: 202,
+      execution: turn.id,
+      body: {
+        action_id: action.id,
+        status: 'RESOLVED',
+        session_id: session.id,
+        turn_id: turn.id,
+        turn_status: turn.status,
+        run_id: null,
+        run_status: null,
+        idempotency_expires_at: c.var.input!.idempotencyExpiresAt,
+        status_url: `/v1/sessions/${session.id}/turns/${turn.id}`,
+      },
+    }
   })
 
   route(app, 'closeSession', (c) => {

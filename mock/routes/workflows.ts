@@ -13,7 +13,7 @@ import { ApiError, apiErrorOf } from '../errors.js'
 import { checkConcurrency, nextScenario, reserveSu } from '../execution/accept.js'
 import { acceptExecution } from '../execution/executor.js'
 import { route } from '../http/route.js'
-import { countAdmitted } from '../store/executions.js'
+import { countAdmitted, insertSession } from '../store/executions.js'
 import { bindFileToExecution, getUsableInputFile } from '../store/files.js'
 import { getWorkflow, type Workflow, type WorkflowLimits } from '../store/workflows.js'
 
@@ -226,6 +226,19 @@ export function workflowRoutes(app: Hono<Env>): void {
       },
     })
     for (const fileId of fileIds) bindFileToExecution(deps.db, fileId, run.id, nowMs)
+    // Run request rule 6: the workflow's steps hold an internal Session (deployment_id is the workflow's id);
+    // Session paths refuse it with 409 WORKFLOW_MANAGED_SESSION. GET /_mock/runs/{id}/sessions lists it.
+    insertSession(deps.db, {
+      id: deps.ids.uuid(),
+      project_id: auth.projectId,
+      deployment_id: workflow.id,
+      status: 'ACTIVE',
+      deleted_at: null,
+      metadata: {},
+      created_at: nowMs,
+      last_activity_at: nowMs,
+      workflow_run_id: run.id,
+    })
     // STATE-014: the whole-Run deadline is a timer; it is never extended (STATE-015).
     deps.scheduler.schedule(
       'run.deadline',

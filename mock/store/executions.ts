@@ -323,3 +323,10 @@ export function openReservations(db: Db, projectId: string): number {
       .get(projectId) as { n: number }
   ).n
 }
+
+/** Ids of the internal Sessions held by a Run's workflow steps. */
+export function sessionsOfRun(db: Db, runId: string): string[] {
+  return (
+    db.stmt('SELECT id FROM sessions WHERE workflow_run_id = ?').all(runId) as { id: string }[]
+  ).map((r) => r.id)
+}
