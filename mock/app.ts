@@ -13,6 +13,7 @@ import { noStore } from './middleware/no-store.js'
 import { requestId } from './middleware/request-id.js'
 import { controlRoutes } from './routes/control.js'
 import { controlAccessRoutes } from './routes/control-access.js'
+import { controlActionRoutes } from './routes/control-actions.js'
 import { managementRoutes } from './routes/management.js'
 import { v1Routes } from './routes/v1.js'
 
@@ -29,6 +30,7 @@ export function createApp(deps: Deps): Hono<Env> {
 
   app.route('/_mock', controlRoutes())
   app.route('/_mock', controlAccessRoutes())
+  app.route('/_mock', controlActionRoutes())
   app.route('/v1', v1Routes())
   app.route('/api/runtime', managementRoutes())
 

@@ -6,6 +6,7 @@
 import type { Deps } from '../deps.js'
 import { maskPublicText } from '../domain/result-rules.js'
 import { onExecutionEvent, TERMINAL_STATUSES, type ExecutionEvent } from '../execution/executor.js'
+import { pendingActionOf, requiredActionView } from '../execution/actions.js'
 import {
   getExecution,
   getSession,
@@ -108,6 +109,17 @@ function mapTurn(deps: Deps, ev: ExecutionEvent): void {
     })
     return
   }
+  const action = e.status === 'REQUIRES_ACTION' ? pendingActionOf(deps, e.id) : undefined
+  if (action) {
+    // Assumed type (the document names only run.action_required): a Turn's question action.
+    appendEvent(deps, {
+      ...base,
+      type: 'turn.action_required',
+      action_id: action.id,
+      data: { kind: 'REQUIRED_ACTION', action: requiredActionView(e, action) },
+    })
+    return
+  }
   const phase = PHASE[e.status]
   if (phase)
     appendEvent(deps, { ...base, type: 'turn.progress', data: { kind: 'PROGRESS', phase } })
@@ -115,12 +127,13 @@ function mapTurn(deps: Deps, ev: ExecutionEvent): void {
 
 /** TEXT -> message.created (MESSAGE, masked text); JSON, FILE, URL -> artifact.created (an OutputReference). */
 function outputEvent(item: OutputItem): Pick<EventRecord, 'type' | 'data'> {
-  if (item.type === 'TEXT') {
+  // A TEXT over 64 KiB is delivered as a file (no inline text): announced as an artifact like the others.
+  if (item.type === 'TEXT' && typeof item.text === 'string') {
     return {
       type: 'message.created',
       data: {
         kind: 'MESSAGE',
-        text: maskPublicText(String(item.text ?? '')),
+        text: maskPublicText(item.text),
         visibility: typeof item.visibility === 'string' ? item.visibility : 'FINAL',
       },
     }
@@ -165,10 +178,15 @@ function mapRun(deps: Deps, ev: ExecutionEvent): void {
     return
   }
   if (e.status === 'REQUIRES_ACTION') {
+    // STATE-023: run.action_required carries the action id (and the required_actions element as content).
+    const action = pendingActionOf(deps, e.id)
     appendEvent(deps, {
       ...base,
       type: 'run.action_required',
-      data: { kind: 'REQUIRED_ACTION' },
+      action_id: action?.id ?? null,
+      data: action
+        ? { kind: 'REQUIRED_ACTION', action: requiredActionView(e, action) }
+        : { kind: 'REQUIRED_ACTION' },
     })
     return
   }

@@ -8,9 +8,7 @@
  */
 import type { Deps } from '../deps.js'
 import type { TimerKinds } from '../clock/timer-kinds.js'
-import { containsCredential, urlResultProblem } from '../domain/result-rules.js'
 import { progressAfterStep, runEnd, runQueueWindowS } from '../domain/run.js'
-import { createArtifact } from '../store/files.js'
 import { openExecutionsOfKey } from '../store/access.js'
 import { chargeProject, getApiKey } from '../store/projects.js'
 import { recordUsage } from './ledger.js'
@@ -25,7 +23,10 @@ import {
   type ExecutionRecord,
   type OutputItem,
 } from '../store/executions.js'
-import type { OutputSpec, ScenarioStep } from './scenarios.js'
+import type { ScenarioStep } from './scenarios.js'
+// Result rules and file preparation (execution/outputs.ts).
+import { produceOutput, registerOutputTimers, startPreparation } from './outputs.js'
+import { registerActionTimers, requireAction } from './actions.js'
 
 /** A Project runs at most this many executions at a time. */
 export const PROJECT_CONCURRENCY = 2
@@ -154,87 +155,35 @@ function admitWaiting(deps: Deps, projectId: string, nowMs: number): void {
   for (const next of waitingExecutions(deps.db, projectId, free)) admit(deps, next, nowMs)
 }
 
-function setStatus(deps: Deps, e: ExecutionRecord, status: string): void {
+/** Moves a live execution to another non-terminal status and tells the listeners. */
+export function setStatus(deps: Deps, e: ExecutionRecord, status: string): void {
   const from = e.status
   e.status = status
   saveExecution(deps.db, e)
   emit(deps, { type: 'status', execution: e, from })
 }
 
-/** The output item of a step, or the result-rule code it breaks. */
-function buildOutput(
-  deps: Deps,
-  e: ExecutionRecord,
-  spec: OutputSpec,
-): { item: OutputItem } | { code: string } {
-  const base = {
-    id: deps.ids.uuid(),
-    key: spec.key ?? 'result',
-    type: spec.type,
-    visibility: spec.visibility ?? 'FINAL',
-    availability: 'READY',
-    error: spec.error_code
-      ? { code: spec.error_code, message: spec.error_code, retryable: false }
-      : null,
-  }
-  switch (spec.type) {
-    case 'TEXT':
-      if (containsCredential(spec.text)) return { code: 'OUTPUT_CONTAINS_CREDENTIALS' }
-      return { item: { ...base, item_id: base.id, text: spec.text } }
-    case 'JSON': {
-      if (containsCredential(spec.data)) return { code: 'OUTPUT_CONTAINS_CREDENTIALS' }
-      const size = Buffer.byteLength(JSON.stringify(spec.data))
-      return {
-        item: {
-          ...base,
-          data: spec.data,
-          schema_ref: spec.schema_ref ?? 'mock:result',
-          mime_type: 'application/json',
-          size_bytes: size,
-          artifact_id: null,
-        },
-      }
-    }
-    case 'URL': {
-      if (containsCredential(spec.url)) return { code: 'OUTPUT_CONTAINS_CREDENTIALS' }
-      const problem = urlResultProblem(spec.url)
-      if (problem) return { code: problem }
-      return { item: { ...base, url: spec.url, access: spec.access ?? 'PUBLIC' } }
-    }
-    case 'FILE': {
-      if (containsCredential(spec.content) || containsCredential(spec.filename))
-        return { code: 'OUTPUT_CONTAINS_CREDENTIALS' }
-      const nowMs = deps.clock.nowMs()
-      // RET-009: a Run's files are kept until its deadline and the end of its content retention.
-      const expiresAtMs = e.run
-        ? e.run.deadline_at + e.run.retention_days * 24 * 60 * 60 * 1000
-        : undefined
-      const file = createArtifact(deps.db, {
-        artifactId: deps.ids.uuid(),
-        fileId: deps.ids.uuid(),
-        projectId: e.project_id,
-        deploymentId: e.deployment_id,
-        sessionId: e.session_id,
-        executionId: e.id,
-        filename: spec.filename,
-        mimeType: spec.mime_type,
-        bytes: new Uint8Array(Buffer.from(spec.content, 'utf8')),
-        nowMs,
-        expiresAtMs,
-      })
-      return {
-        item: {
-          ...base,
-          artifact_id: file.artifact_id!,
-          filename: file.filename,
-          mime_type: file.mime_type,
-          size_bytes: file.size_bytes,
-          sha256: file.sha256,
-        },
-      }
-    }
-  }
+/** Stores an output item; a Turn's is announced now, a Run's with its terminal status (RUN-011). */
+function publishOutput(deps: Deps, e: ExecutionRecord, item: OutputItem): void {
+  insertOutput(deps.db, e.id, item)
+  if (e.kind !== 'RUN') emit(deps, { type: 'output', execution: e, item })
 }
+
+/** Ends an execution whose script succeeded: a Turn SUCCEEDED, a Run by its frozen contract. */
+function endOnOwnTerms(deps: Deps, e: ExecutionRecord): void {
+  if (!e.run) return finishExecution(deps, e, 'SUCCEEDED')
+  // STATE-016, STATE-018, STATE-028: the Run's frozen contract decides how it ends.
+  const produced = listOutputs(deps.db, e.id, -1, 1000).items.map((o) => ({
+    key: o.key,
+    error: (o.error as { code: string } | null) ?? null,
+  }))
+  const end = runEnd(e.run.outputs, e.run.allows_partial, produced)
+  return end.status === 'FAILED'
+    ? finishExecution(deps, e, 'FAILED', end.code, end.message)
+    : finishExecution(deps, e, end.status)
+}
+
+const OUTPUT_HOOKS = { finish: finishExecution, publish: publishOutput, end: endOnOwnTerms }
 
 /** Applies one script step to a live execution. */
 function applyStep(deps: Deps, e: ExecutionRecord, step: ScenarioStep): void {
@@ -279,14 +228,17 @@ function applyStep(deps: Deps, e: ExecutionRecord, step: ScenarioStep): void {
       saveExecution(deps.db, e)
       return
     case 'output': {
-      const built = buildOutput(deps, e, step.output)
-      if ('code' in built) return finishExecution(deps, e, 'FAILED', built.code)
-      insertOutput(deps.db, e.id, built.item)
-      // RUN-011: a Run's outputs are published with its terminal status (finishExecution), not now.
-      if (e.kind !== 'RUN') emit(deps, { type: 'output', execution: e, item: built.item })
+      // Result rules (execution/outputs.ts): a Turn fails with the broken rule's code; a Run keeps the item
+      // with its error for the end rules; a FILE still being prepared is held until the end.
+      const built = produceOutput(deps, e, step.output)
+      if ('fail' in built)
+        return finishExecution(deps, e, 'FAILED', built.fail.code, built.fail.message)
+      if ('item' in built) publishOutput(deps, e, built.item)
       return
     }
     case 'action_required':
+      // Interactive actions (execution/actions.ts) when the Project has the facility: REQUIRES_ACTION.
+      if (requireAction(deps, e, step, e.steps.indexOf(step))) return
       // The private beta does not provide the interactive facility.
       return finishExecution(
         deps,
@@ -295,18 +247,10 @@ function applyStep(deps: Deps, e: ExecutionRecord, step: ScenarioStep): void {
         'ACTION_REQUIRED_UNSUPPORTED',
         'A human answer or approval was needed but is not supported.',
       )
-    case 'succeed': {
-      if (!e.run) return finishExecution(deps, e, 'SUCCEEDED')
-      // STATE-016, STATE-018, STATE-028: the Run's frozen contract decides how it ends.
-      const produced = listOutputs(deps.db, e.id, -1, 1000).items.map((o) => ({
-        key: o.key,
-        error: (o.error as { code: string } | null) ?? null,
-      }))
-      const end = runEnd(e.run.outputs, e.run.allows_partial, produced)
-      return end.status === 'FAILED'
-        ? finishExecution(deps, e, 'FAILED', end.code, end.message)
-        : finishExecution(deps, e, end.status)
-    }
+    case 'succeed':
+      // TIME-002: the end waits for result files still being prepared (execution/outputs.ts).
+      if (startPreparation(deps, e, e.steps.indexOf(step), OUTPUT_HOOKS)) return
+      return endOnOwnTerms(deps, e)
     case 'fail':
       return finishExecution(deps, e, 'FAILED', step.code, step.message)
   }
@@ -314,6 +258,8 @@ function applyStep(deps: Deps, e: ExecutionRecord, step: ScenarioStep): void {
 
 /** Registers the executor's timer kinds. */
 export function registerExecutionTimers(kinds: TimerKinds): void {
+  registerActionTimers(kinds)
+  registerOutputTimers(kinds, OUTPUT_HOOKS)
   kinds.register<{ id: string; index: number }>('execution.step', ({ id, index }, { deps }) => {
     const e = getExecution(deps.db, id)
     const step = e?.steps[index]

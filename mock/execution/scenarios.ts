@@ -3,6 +3,7 @@
  * No engine here: the executor (a later feature) turns each step into a timer and applies the document's rules.
  */
 import { ERROR_CATALOG, type ErrorCode } from '../../spec/index.js'
+import { actionSpecProblems, type ActionSpec } from '../domain/actions.js'
 
 /** What a step's output produces. `contract` binds it to the target's result contract instead of a fixed key. */
 export type OutputSpec = {
@@ -17,12 +18,34 @@ export type OutputSpec = {
   visibility?: 'INTERMEDIATE' | 'PARTIAL' | 'FINAL'
   /** This output item fails with an execution error code (the `partial` scenario). */
   error_code?: ErrorCode
-} & (
-  | { type: 'TEXT'; text: string }
-  | { type: 'JSON'; data: unknown; schema_ref?: string }
-  | { type: 'FILE'; filename: string; mime_type: string; content: string }
-  | { type: 'URL'; url: string; access?: 'PUBLIC' | 'AUTHENTICATED' | 'UNKNOWN' }
-)
+  /**
+   * Compare this role-bound (`contract`) output's type with its contract entry's type (OUTPUT_SCHEMA_MISMATCH
+   * when they differ). Outputs with an explicit `key` are always compared; role-bound ones are not unless
+   * this is true, so the generic scenarios fit every fixture's contract.
+   */
+  check_contract_type?: boolean
+} &
+  /** `repeat`: the text is `repeat` copies of `text` (to script results over 64 KiB without writing them). */
+  (
+    | { type: 'TEXT'; text: string; repeat?: number }
+    /** `repeat`: the data is an array of `repeat` copies of `data`. */
+    | { type: 'JSON'; data: unknown; schema_ref?: string; repeat?: number }
+    | {
+        type: 'FILE'
+        filename: string
+        mime_type: string
+        /** UTF-8 content; `repeat` copies of it when `repeat` is given. */
+        content: string
+        repeat?: number
+        /** Where the script took the file from; outside `attachments/` -> OUTPUT_PATH_DENIED. */
+        path?: string
+        /** The file is ready this many seconds after the execution ends (over 300: ARTIFACT_PREPARATION_TIMEOUT). */
+        prepare_seconds?: number
+        /** Preparing the file fails: the execution ends FAILED with ARTIFACT_PREPARATION_FAILED. */
+        prepare_fails?: boolean
+      }
+    | { type: 'URL'; url: string; access?: 'PUBLIC' | 'AUTHENTICATED' | 'UNKNOWN' }
+  )
 
 /**
  * The step vocabulary. `at` is seconds after the execution is accepted; steps run in list order.
@@ -31,7 +54,11 @@ export type OutputSpec = {
  * - spend: consumes `su` SU (reserved, settled at the end). Spending past the execution's max_su fails it
  *   with BUDGET_EXCEEDED (the executor's budget rule, not the script, ends it). su 101 is past every max_su.
  * - action_required: a human answer or approval becomes necessary. In the private beta the facility is not
- *   provided, so the executor fails the execution with ACTION_REQUIRED_UNSUPPORTED.
+ *   provided, so the executor fails the execution with ACTION_REQUIRED_UNSUPPORTED. A Project with the
+ *   facility (fixture `interactive_actions`, or POST /_mock/projects/{id}/interactive-actions) waits in
+ *   REQUIRES_ACTION for `action` (default: a stage hold for a Run, a one-choice question for a Turn) until it
+ *   is resolved or `expires_after_s` (default 3600) passes; the later steps keep their spacing from the
+ *   resolution (mock/execution/actions.ts).
  * - succeed: the execution ends on its own terms; the executor still applies the result rules (a missing
  *   required output -> OUTPUT_MISSING, a credential pattern -> OUTPUT_CONTAINS_CREDENTIALS, a failed optional
  *   output with allows_partial -> PARTIALLY_SUCCEEDED) before settling usage FINAL.
@@ -42,7 +69,7 @@ export type ScenarioStep =
   | { at: number; step: 'running' }
   | { at: number; step: 'output'; output: OutputSpec }
   | { at: number; step: 'spend'; su: number }
-  | { at: number; step: 'action_required' }
+  | { at: number; step: 'action_required'; action?: ActionSpec; expires_after_s?: number }
   | { at: number; step: 'succeed' }
   | { at: number; step: 'fail'; code: ErrorCode; message?: string }
 
@@ -72,6 +99,237 @@ export const DEFAULT_SCENARIO = 'succeed'
 
 const BOTH: ScenarioTarget[] = ['deployment', 'workflow']
 const SMALL_SU = 0.25
+
+/** A script that runs, produces the given outputs at 4 and succeeds at 5 (the result-rule scenarios). */
+const producing = (...outputs: OutputSpec[]): ScenarioStep[] => [
+  { at: 1, step: 'running' },
+  { at: 4, step: 'spend', su: SMALL_SU },
+  ...outputs.map((output): ScenarioStep => ({ at: 4, step: 'output', output })),
+  { at: 5, step: 'succeed' },
+]
+
+/** A JSON value nested `depth` containers deep: {"level":{"level":...{}}}. */
+const nested = (depth: number): unknown => {
+  let v: unknown = {}
+  for (let i = 1; i < depth; i++) v = { level: v }
+  return v
+}
+
+const MiB = 1024 * 1024
+
+/**
+ * Scenarios to rehearse each public result rule (Output items; Limits > Sizes and counts, Time limits;
+ * Errors > OUTPUT_*; Data handling). Beyond MOCK-CONTRACT; each description says what happens. Outputs are
+ * bound to the target's first required result (`contract: 'required'`) so each fits every fixture.
+ */
+export const RESULT_RULE_SCENARIOS: readonly ScenarioDefinition[] = [
+  {
+    name: 'large-text',
+    description:
+      'a FINAL TEXT output of 70,000 bytes (over 64 KiB) at 4: delivered as a file (the TEXT item has artifact_id, mime_type text/plain and size_bytes, no inline text); SUCCEEDED at 5',
+    applies_to: BOTH,
+    steps: producing({ contract: 'required', type: 'TEXT', text: 'x', repeat: 70_000 }),
+  },
+  {
+    name: 'large-json',
+    description:
+      'a JSON output with 150 array elements (over 100) at 4: delivered as a file (artifact_id, mime_type application/json, size_bytes; no inline data); SUCCEEDED at 5',
+    applies_to: BOTH,
+    steps: producing({
+      contract: 'required',
+      type: 'JSON',
+      data: { row: 1 },
+      repeat: 150,
+      schema_ref: 'mock:large-json',
+    }),
+  },
+  {
+    name: 'json-over-limit',
+    description:
+      'a JSON output with 10,001 array elements in total at 4: FAILED with OUTPUT_LIMIT_EXCEEDED (never truncated)',
+    applies_to: BOTH,
+    steps: producing({ contract: 'required', type: 'JSON', data: 0, repeat: 10_001 }),
+  },
+  {
+    name: 'deep-json',
+    description: 'a JSON output nested 17 deep (over 16) at 4: FAILED with OUTPUT_LIMIT_EXCEEDED',
+    applies_to: BOTH,
+    steps: producing({ contract: 'required', type: 'JSON', data: nested(17) }),
+  },
+  {
+    name: 'file-too-large',
+    description:
+      'a FILE output of 10 MiB + 1 byte at 4: FAILED with OUTPUT_LIMIT_EXCEEDED (no file is stored)',
+    applies_to: BOTH,
+    steps: producing({
+      contract: 'required',
+      type: 'FILE',
+      filename: 'big.txt',
+      mime_type: 'text/plain',
+      content: 'a',
+      repeat: 10 * MiB + 1,
+    }),
+  },
+  {
+    name: 'too-many-files',
+    description:
+      'eleven small FILE outputs at 4 (over 10 per execution): FAILED with OUTPUT_LIMIT_EXCEEDED at the 11th',
+    applies_to: BOTH,
+    steps: producing(
+      ...Array.from({ length: 11 }, (_, i): OutputSpec => ({
+        key: `file-${i + 1}`,
+        type: 'FILE',
+        filename: `part-${i + 1}.txt`,
+        mime_type: 'text/plain',
+        content: `Part ${i + 1}.\n`,
+      })),
+    ),
+  },
+  {
+    name: 'storage-limit',
+    description:
+      'ten FILE outputs of 10 MiB and a 70,000-byte TEXT delivered as a file at 4: the files of the execution exceed 100 MiB, FAILED with RUN_STORAGE_LIMIT',
+    applies_to: BOTH,
+    steps: producing(
+      ...Array.from({ length: 10 }, (_, i): OutputSpec => ({
+        key: `chunk-${i + 1}`,
+        type: 'FILE',
+        filename: `chunk-${i + 1}.txt`,
+        mime_type: 'text/plain',
+        content: 'a',
+        repeat: 10 * MiB,
+      })),
+      { key: 'tail', type: 'TEXT', text: 'x', repeat: 70_000 },
+    ),
+  },
+  {
+    name: 'bad-url',
+    description:
+      'a URL output to an internal address (http://169.254.169.254/latest/meta-data) at 4: FAILED with OUTPUT_URL_INVALID',
+    applies_to: BOTH,
+    steps: producing({
+      contract: 'required',
+      type: 'URL',
+      url: 'http://169.254.169.254/latest/meta-data',
+    }),
+  },
+  {
+    name: 'denied-path',
+    description:
+      'a FILE output taken from ../config/settings.txt (outside the Session attachments folder) at 4: FAILED with OUTPUT_PATH_DENIED',
+    applies_to: BOTH,
+    steps: producing({
+      contract: 'required',
+      type: 'FILE',
+      filename: 'settings.txt',
+      mime_type: 'text/plain',
+      content: 'mode=dark\n',
+      path: '../config/settings.txt',
+    }),
+  },
+  {
+    name: 'bad-filename',
+    description:
+      'a FILE output named "reports/q3.txt" (a slash) at 4: FAILED with INVALID_FILENAME',
+    applies_to: BOTH,
+    steps: producing({
+      contract: 'required',
+      type: 'FILE',
+      filename: 'reports/q3.txt',
+      mime_type: 'text/plain',
+      content: 'Q3.\n',
+    }),
+  },
+  {
+    name: 'bad-file-type',
+    description:
+      'a FILE output "tool.exe" (application/octet-stream, not an allowed type) at 4: FAILED with UNSUPPORTED_FILE_TYPE',
+    applies_to: BOTH,
+    steps: producing({
+      contract: 'required',
+      type: 'FILE',
+      filename: 'tool.exe',
+      mime_type: 'application/octet-stream',
+      content: 'MZ',
+    }),
+  },
+  {
+    name: 'schema-mismatch',
+    description:
+      "a JSON output for the target's first required result, whose contract type is not JSON (or whose JSON Schema it breaks), at 4: FAILED with OUTPUT_SCHEMA_MISMATCH",
+    applies_to: BOTH,
+    steps: producing({
+      contract: 'required',
+      check_contract_type: true,
+      type: 'JSON',
+      data: { unexpected: true },
+      schema_ref: 'mock:schema-mismatch',
+    }),
+  },
+  {
+    name: 'prepared-file',
+    description:
+      'a FILE output whose preparation takes 60 s: the work ends at 5, the file is ready and the execution SUCCEEDED at 65 (RUNNING until then)',
+    applies_to: BOTH,
+    steps: producing({
+      contract: 'required',
+      type: 'FILE',
+      filename: 'report.txt',
+      mime_type: 'text/plain',
+      content: 'Prepared report.\n',
+      prepare_seconds: 60,
+    }),
+  },
+  {
+    name: 'slow-file',
+    description:
+      'a FILE output whose preparation would take 400 s: the work ends at 5; FAILED with ARTIFACT_PREPARATION_TIMEOUT at 305 (300 s after the end)',
+    applies_to: BOTH,
+    steps: producing({
+      contract: 'required',
+      type: 'FILE',
+      filename: 'report.txt',
+      mime_type: 'text/plain',
+      content: 'Slow report.\n',
+      prepare_seconds: 400,
+    }),
+  },
+  {
+    name: 'broken-file',
+    description:
+      'a FILE output whose preparation fails: FAILED with ARTIFACT_PREPARATION_FAILED at 5 when the work ends',
+    applies_to: BOTH,
+    steps: producing({
+      contract: 'required',
+      type: 'FILE',
+      filename: 'report.txt',
+      mime_type: 'text/plain',
+      content: 'Broken report.\n',
+      prepare_fails: true,
+    }),
+  },
+  {
+    name: 'contact-details',
+    description:
+      'a FINAL TEXT output holding an e-mail address and a phone number at 4: SUCCEEDED at 5, both masked in the output and in public events',
+    applies_to: BOTH,
+    steps: producing({
+      contract: 'required',
+      type: 'TEXT',
+      text: 'Call Jane on +1 415 555 0100 or write to jane.doe@example.com.',
+    }),
+  },
+  {
+    name: 'partial-bad-url',
+    description:
+      '(Runs) the required output and an optional URL output to an internal address: PARTIALLY_SUCCEEDED when partial results are allowed, OUTPUT_URL_INVALID on that item (else FAILED with it)',
+    applies_to: ['workflow'],
+    steps: producing(
+      { contract: 'required', type: 'TEXT', text: 'The required part is done.' },
+      { contract: 'optional', type: 'URL', url: 'http://10.0.0.7/report' },
+    ),
+  },
+]
 
 /** The built-in scenarios of MOCK-CONTRACT, by name. */
 export const BUILTIN_SCENARIOS: readonly ScenarioDefinition[] = [
@@ -180,6 +438,90 @@ export const BUILTIN_SCENARIOS: readonly ScenarioDefinition[] = [
     ],
   },
   {
+    name: 'needs-approval',
+    description:
+      '(Runs) RUNNING at 1; at 2 a STAGE_HOLD approval, at 4 a RESULT_CONFIRMATION of the produced result, SUCCEEDED 1 s after it is confirmed; without the interactive-action facility FAILED with ACTION_REQUIRED_UNSUPPORTED at 2',
+    applies_to: ['workflow'],
+    steps: [
+      { at: 1, step: 'running' },
+      { at: 2, step: 'spend', su: SMALL_SU },
+      {
+        at: 2,
+        step: 'action_required',
+        action: {
+          kind: 'APPROVAL',
+          approval: 'STAGE_HOLD',
+          stage_key: 'send_invoices',
+          summary: 'Send 2 invoices to customers.',
+          rows: [
+            { customer: 'ACME', amount: 1200 },
+            { customer: 'Globex', amount: 800 },
+          ],
+        },
+      },
+      {
+        at: 4,
+        step: 'output',
+        output: { contract: 'required', type: 'TEXT', text: 'Invoices sent: 2.' },
+      },
+      {
+        at: 4,
+        step: 'action_required',
+        action: {
+          kind: 'APPROVAL',
+          approval: 'RESULT_CONFIRMATION',
+          summary: 'Confirm the result: 2 invoices sent.',
+          results: [{ key: 'summary', text: 'Invoices sent: 2.' }],
+        },
+      },
+      { at: 5, step: 'succeed' },
+    ],
+  },
+  {
+    name: 'needs-answer',
+    description:
+      'RUNNING at 1; at 2 a question action (q1: one of two options, q2: any of three options or a text), SUCCEEDED 3 s after it is answered; without the interactive-action facility FAILED with ACTION_REQUIRED_UNSUPPORTED at 2',
+    applies_to: BOTH,
+    steps: [
+      { at: 1, step: 'running' },
+      { at: 2, step: 'spend', su: SMALL_SU },
+      {
+        at: 2,
+        step: 'action_required',
+        action: {
+          kind: 'QUESTION',
+          questions: [
+            {
+              id: 'q1',
+              text: 'Which price list applies?',
+              options: [
+                { id: 'eur', label: 'EUR price list', description: null },
+                { id: 'usd', label: 'USD price list', description: 'For US customers' },
+              ],
+              multi_select: false,
+            },
+            {
+              id: 'q2',
+              text: 'Which regions should the brief cover?',
+              options: [
+                { id: 'emea', label: 'EMEA', description: null },
+                { id: 'apac', label: 'APAC', description: null },
+                { id: 'amer', label: 'Americas', description: null },
+              ],
+              multi_select: true,
+            },
+          ],
+        },
+      },
+      {
+        at: 4,
+        step: 'output',
+        output: { contract: 'required', type: 'TEXT', text: 'Done with the answers given.' },
+      },
+      { at: 5, step: 'succeed' },
+    ],
+  },
+  {
     name: 'credential-leak',
     description:
       'produces a result holding a credential pattern; FAILED with OUTPUT_CONTAINS_CREDENTIALS',
@@ -245,6 +587,7 @@ export const BUILTIN_SCENARIOS: readonly ScenarioDefinition[] = [
       { at: 5, step: 'succeed' },
     ],
   },
+  ...RESULT_RULE_SCENARIOS,
 ]
 
 const BUILTIN_BY_NAME = new Map(BUILTIN_SCENARIOS.map((s) => [s.name, s]))
@@ -326,6 +669,16 @@ export function validateScenario(def: unknown): string[] {
         if (typeof raw.su !== 'number' || !(raw.su > 0))
           problems.push(`${where}.su must be a number > 0`)
         break
+      case 'action_required':
+        allowed.add('action').add('expires_after_s')
+        if (raw.action !== undefined)
+          problems.push(...actionSpecProblems(raw.action, `${where}.action`))
+        if (
+          raw.expires_after_s !== undefined &&
+          !(typeof raw.expires_after_s === 'number' && raw.expires_after_s > 0)
+        )
+          problems.push(`${where}.expires_after_s must be a number of seconds > 0`)
+        break
       case 'fail':
         allowed.add('code').add('message')
         if (!isExecutionCode(raw.code)) {
@@ -361,11 +714,14 @@ function isExecutionCode(code: unknown): code is ErrorCode {
 }
 
 const OUTPUT_FIELDS: Record<string, string[]> = {
-  TEXT: ['text'],
-  JSON: ['data', 'schema_ref'],
-  FILE: ['filename', 'mime_type', 'content'],
+  TEXT: ['text', 'repeat'],
+  JSON: ['data', 'schema_ref', 'repeat'],
+  FILE: ['filename', 'mime_type', 'content', 'repeat', 'path', 'prepare_seconds', 'prepare_fails'],
   URL: ['url', 'access'],
 }
+
+/** A scripted result is at most this large after `repeat` (keeps the mock's memory bounded). */
+export const MAX_SCRIPTED_BYTES = 128 * 1024 * 1024
 
 function validateOutput(o: unknown, where: string): string[] {
   if (!isObject(o)) return [`${where} must be an object {type, ...}`]
@@ -380,6 +736,7 @@ function validateOutput(o: unknown, where: string): string[] {
     'contract',
     'visibility',
     'error_code',
+    'check_contract_type',
     ...OUTPUT_FIELDS[type]!,
   ])
   for (const k of Object.keys(o))
@@ -398,6 +755,18 @@ function validateOutput(o: unknown, where: string): string[] {
   if (o.error_code !== undefined && !isExecutionCode(o.error_code)) {
     problems.push(`${where}.error_code must be an execution error code of the catalog`)
   }
+  if (o.check_contract_type !== undefined && typeof o.check_contract_type !== 'boolean')
+    problems.push(`${where}.check_contract_type must be a boolean`)
+  if (o.repeat !== undefined) {
+    if (!Number.isInteger(o.repeat) || (o.repeat as number) < 1) {
+      problems.push(`${where}.repeat must be an integer >= 1`)
+    } else {
+      const unit =
+        type === 'JSON' ? JSON.stringify(o.data ?? null) : String(o.text ?? o.content ?? '')
+      if (Buffer.byteLength(unit) * (o.repeat as number) > MAX_SCRIPTED_BYTES)
+        problems.push(`${where}.repeat makes the result larger than ${MAX_SCRIPTED_BYTES} bytes`)
+    }
+  }
   switch (type) {
     case 'TEXT':
       if (typeof o.text !== 'string') problems.push(`${where}.text must be a string`)
@@ -411,6 +780,15 @@ function validateOutput(o: unknown, where: string): string[] {
       for (const f of ['filename', 'mime_type', 'content']) {
         if (typeof o[f] !== 'string') problems.push(`${where}.${f} must be a string`)
       }
+      if (o.path !== undefined && typeof o.path !== 'string')
+        problems.push(`${where}.path must be a string`)
+      if (
+        o.prepare_seconds !== undefined &&
+        (typeof o.prepare_seconds !== 'number' || !(o.prepare_seconds >= 0))
+      )
+        problems.push(`${where}.prepare_seconds must be a number of seconds >= 0`)
+      if (o.prepare_fails !== undefined && typeof o.prepare_fails !== 'boolean')
+        problems.push(`${where}.prepare_fails must be a boolean`)
       break
     case 'URL':
       if (typeof o.url !== 'string') problems.push(`${where}.url must be a string`)

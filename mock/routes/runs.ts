@@ -1,13 +1,26 @@
 /**
  * Runs (Endpoints > Workflows and Runs; States and transitions): the Run read {run, outputs, next_cursor},
  * output pages, cancel (202 CANCEL_REQUESTED until confirmed, 200 when already terminal), delete (reads
- * blocked at once) and the approval action paths, which in the private beta have no actions to show.
+ * blocked at once) and the action paths: in the private beta no Run has actions (404); a Project with the
+ * interactive-action facility lists pending ones in required_actions, serves approval content and resolves
+ * approvals and questions (mock/execution/actions.ts).
  */
 import type { Context, Hono } from 'hono'
 import type { Deps, Env } from '../deps.js'
 import { runContentExpired, runExpiresAt } from '../domain/run.js'
 import { ApiError } from '../errors.js'
+import {
+  actionOf,
+  approvalContent,
+  assertNotEnded,
+  requiredActions,
+  resolveApproval,
+  resolveQuestion,
+  type ApprovalResolve,
+  type QuestionResolve,
+} from '../execution/actions.js'
 import { finishExecution, requestRunCancel } from '../execution/executor.js'
+import { reviewTooLarge } from '../domain/actions.js'
 import { route } from '../http/route.js'
 import {
   getExecution,
@@ -16,6 +29,7 @@ import {
   type ExecutionRecord,
 } from '../store/executions.js'
 import { deleteExecutionArtifacts } from '../store/files.js'
+import { presentOutputs } from '../execution/outputs.js'
 import { decodeCursor, encodeCursor } from './cursors.js'
 
 const DEFAULT_PAGE = 50
@@ -43,8 +57,8 @@ export function visibleRun(c: Context<Env>, id: string): Run {
   return e as Run
 }
 
-/** RUN-002: the run object of the Run read. */
-function runBody(r: Run) {
+/** RUN-002: the run object of the Run read; STATE-023: required_actions only while actions are pending. */
+function runBody(deps: Deps, r: Run) {
   const executing =
     r.status === 'RUNNING' || (r.status === 'CANCEL_REQUESTED' && r.started_at !== null)
   return {
@@ -63,7 +77,15 @@ function runBody(r: Run) {
     completed_at: iso(r.completed_at),
     expires_at: iso(runExpiresAt(r.completed_at, r.run.retention_days)),
     progress: { total: r.run.progress_total, completed: r.progress_completed ?? 0 },
+    ...pendingActionsField(deps, r),
   }
+}
+
+/** {required_actions} when the Run waits for actions, else nothing (the field is present only then). */
+function pendingActionsField(deps: Deps, r: Run) {
+  if (r.status !== 'REQUIRES_ACTION') return {}
+  const pending = requiredActions(deps, r)
+  return pending.length > 0 ? { required_actions: pending } : {}
 }
 
 /** A page of a Run's outputs: RUN-010, RUN-011 none before the Run ends, then the published list. */
@@ -71,13 +93,17 @@ function outputPage(deps: Deps, r: Run, after: number, limit: number) {
   if (!r.terminal) return { items: [], next_cursor: null }
   const page = listOutputs(deps.db, r.id, after, limit)
   const more = listOutputs(deps.db, r.id, page.last, 1).items.length > 0
-  return { items: page.items, next_cursor: more ? encodeCursor(r.id, page.last) : null }
+  // OUT-004: items whose file retention passed show EXPIRED with ARTIFACT_EXPIRED.
+  return {
+    items: presentOutputs(deps, page.items),
+    next_cursor: more ? encodeCursor(r.id, page.last) : null,
+  }
 }
 
 /** RUN-001: the Run read {run, outputs, next_cursor}. */
 export function runDetail(deps: Deps, r: Run) {
   const page = outputPage(deps, r, -1, DEFAULT_PAGE)
-  return { run: runBody(r), outputs: page.items, next_cursor: page.next_cursor }
+  return { run: runBody(deps, r), outputs: page.items, next_cursor: page.next_cursor }
 }
 
 export function runRoutes(app: Hono<Env>): void {
@@ -123,22 +149,66 @@ export function runRoutes(app: Hono<Env>): void {
     }
   })
 
-  // Interactive actions are not provided in the private beta: no Run has actions to read or resolve.
+  // RUN-022: the review content of an approval action, with its content_hash and the kind's decisions.
   route(app, 'getRunAction', (c) => {
-    visibleRun(c, c.req.param('run_id')!)
-    throw new ApiError('NOT_FOUND', { message: 'No such action.' })
+    const deps = c.var.deps
+    const run = visibleRun(c, c.req.param('run_id')!)
+    const action = actionOf(deps, run.id, c.req.param('action_id')!)
+    // Assumed: a question action has no review content; its questions are in required_actions.
+    if (action.kind !== 'APPROVAL' || !action.material)
+      throw new ApiError('NOT_FOUND', { message: 'No approval action with this id.' })
+    assertNotEnded(deps, action, true)
+    if (!action.content_available)
+      throw new ApiError('APPROVAL_CONTENT_UNAVAILABLE', {
+        message: 'The review content cannot be read now.',
+        details: { action_id: action.id },
+      })
+    // ERR-035: review material over 100 rows or 256 KiB is not served.
+    if (reviewTooLarge(action.material))
+      throw new ApiError('APPROVAL_CONTENT_TOO_LARGE', {
+        message: 'The review content is over 100 rows or 256 KiB.',
+        details: { action_id: action.id },
+      })
+    return { status: 200, body: approvalContent(action.material) }
   })
 
+  // RUN-023: resolve an approval (ApprovalResolveInput) or a question (ActionResolveInput); 202 ActionReceipt.
   route(app, 'resolveRunAction', (c) => {
-    visibleRun(c, c.req.param('run_id')!)
-    const body = c.var.input!.body as Record<string, unknown>
+    const deps = c.var.deps
+    const run = visibleRun(c, c.req.param('run_id')!)
+    const body = c.var.input!.body as ApprovalResolve | QuestionResolve
+    const scopes = c.var.auth!.scopes
     // ACT-023: approval permission is never gained automatically; a key resolving an approval needs an
     // explicit actions:approve delegation (actions:resolve is for question actions).
-    if ('decision' in body && !c.var.auth!.scopes.includes('actions:approve')) {
+    if ('decision' in body && !scopes.includes('actions:approve')) {
       throw new ApiError('ACTION_NOT_RESOLVABLE_BY_CALLER', {
         message: 'Resolving an approval needs the explicit actions:approve delegation.',
       })
     }
-    throw new ApiError('NOT_FOUND', { message: 'No such action.' })
+    // Assumed: answering a question needs actions:resolve (the operation admits either scope).
+    if ('answers' in body && !scopes.includes('actions:resolve')) {
+      throw new ApiError('INSUFFICIENT_SCOPE', {
+        message: 'Answering a question action needs the actions:resolve scope.',
+        details: { required_scopes: [['actions:resolve']] },
+      })
+    }
+    const action = actionOf(deps, run.id, c.req.param('action_id')!)
+    assertNotEnded(deps, action, false)
+    if ('decision' in body) resolveApproval(deps, run, action, body)
+    else resolveQuestion(deps, run, action, body)
+    return {
+      status: 202,
+      execution: run.id,
+      body: {
+        action_id: action.id,
+        status: 'RESOLVED',
+        run_id: run.id,
+        run_status: run.status,
+        turn_id: null,
+        turn_status: null,
+        idempotency_expires_at: c.var.input!.idempotencyExpiresAt,
+        status_url: `/v1/runs/${run.id}`,
+      },
+    }
   })
 }

@@ -12,6 +12,8 @@ export type OutputContract = {
   key: string
   type: 'TEXT' | 'JSON' | 'FILE' | 'URL'
   required: boolean
+  /** Optional JSON Schema a JSON result of this key must satisfy (OUTPUT_SCHEMA_MISMATCH otherwise). */
+  schema?: unknown
 }
 
 export type Deployment = {
