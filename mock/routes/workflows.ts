@@ -14,6 +14,7 @@ import { checkConcurrency, nextScenario, reserveSu } from '../execution/accept.j
 import { acceptExecution } from '../execution/executor.js'
 import { route } from '../http/route.js'
 import { countAdmitted, insertSession } from '../store/executions.js'
+import { interactiveActionsEnabled } from '../store/actions.js'
 import { bindFileToExecution, getUsableInputFile } from '../store/files.js'
 import { getWorkflow, type Workflow, type WorkflowLimits } from '../store/workflows.js'
 
@@ -141,8 +142,9 @@ export function workflowRoutes(app: Hono<Env>): void {
       })
     }
     // SVC-009: the beta refuses at acceptance a workflow known to need a human approval. Assumed code:
-    // the document says only 422; INVALID_INPUT with details.reason ACTION_REQUIRED.
-    if (workflow.needs_approval) {
+    // the document says only 422; INVALID_INPUT with details.reason ACTION_REQUIRED. With the interactive
+    // facility switched on for the Project, such a workflow is accepted and pauses REQUIRES_ACTION instead.
+    if (workflow.needs_approval && !interactiveActionsEnabled(deps.db, auth.projectId)) {
       throw new ApiError('INVALID_INPUT', {
         status: 422,
         message:

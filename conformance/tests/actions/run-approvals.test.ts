@@ -25,7 +25,15 @@ import {
 } from '../../support/actions.js'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
-import { cancelRun, readRun, startRun, type RunView } from '../../support/runs.js'
+import {
+  MOCK_APPROVAL_WORKFLOW,
+  cancelRun,
+  postRun,
+  readRun,
+  startRun,
+  validRunBody,
+  type RunView,
+} from '../../support/runs.js'
 import { newIdempotencyKey } from '../../support/session-create.js'
 import { mockOnly, role } from '../../support/skip.js'
 import { startTarget, type Target } from '../../support/target.js'
@@ -311,4 +319,21 @@ describe('run approvals', () => {
     await changeContent(target, run_id, action.id, { available: false })
     expectError(await readAction(target, run_id, action.id), 'APPROVAL_CONTENT_UNAVAILABLE')
   })
+})
+
+it(`${req('STATE-023')} accepts an approval-gated workflow once the facility is provided (the beta refuses it with 422)`, async (ctx) => {
+  mockOnly(ctx, target, 'switches the facility on')
+  const refused = await postRun(
+    target,
+    MOCK_APPROVAL_WORKFLOW,
+    await validRunBody(target, MOCK_APPROVAL_WORKFLOW),
+  )
+  expect(refused.status).toBe(422)
+  await setInteractiveActions(target, target.world.projectId, true)
+  const accepted = await postRun(
+    target,
+    MOCK_APPROVAL_WORKFLOW,
+    await validRunBody(target, MOCK_APPROVAL_WORKFLOW),
+  )
+  expect(accepted.status, accepted.text).toBe(202)
 })
