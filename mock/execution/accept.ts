@@ -14,21 +14,17 @@ import { PROJECT_CONCURRENCY } from './executor.js'
 import { BUILTIN_SCENARIOS, DEFAULT_SCENARIO, type ScenarioStep } from './scenarios.js'
 
 /**
- * Accepted executions beyond the 2 running ones wait; beyond this many waiting, an acceptance is refused with
- * 429 CONCURRENCY_LIMIT. Assumed: the document does not say where "beyond the limit" starts.
+ * Accepted executions beyond the 2 running ones wait; when the Project's `max_waiting_executions` (fixture
+ * field, default 10) already wait, an acceptance is refused with 429 CONCURRENCY_LIMIT. Assumed: the document
+ * does not say where "beyond the limit" starts.
  */
-export const MAX_WAITING_EXECUTIONS = 10
-
-/** 429 CONCURRENCY_LIMIT when both slots are taken and the wait list is full. */
 export function checkConcurrency(deps: Deps, projectId: string, running: number): void {
-  if (
-    running >= PROJECT_CONCURRENCY &&
-    countWaiting(deps.db, projectId) >= MAX_WAITING_EXECUTIONS
-  ) {
+  const cap = getProject(deps.db, projectId)!.max_waiting_executions
+  if (running >= PROJECT_CONCURRENCY && countWaiting(deps.db, projectId) >= cap) {
     throw new ApiError('CONCURRENCY_LIMIT', {
-      message: `The Project runs ${PROJECT_CONCURRENCY} executions at a time and ${MAX_WAITING_EXECUTIONS} wait already.`,
+      message: `The Project runs ${PROJECT_CONCURRENCY} executions at a time and ${cap} wait already.`,
       retryAfterS: 5,
-      details: { running, waiting: MAX_WAITING_EXECUTIONS },
+      details: { running, waiting: cap },
     })
   }
 }

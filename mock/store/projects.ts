@@ -13,6 +13,8 @@ export type Project = {
   daily_budget_su: number
   monthly_budget_su: number
   storage_limit_bytes: number
+  /** Accepted executions that may wait for a slot before 429 CONCURRENCY_LIMIT (assumed). */
+  max_waiting_executions: number
 }
 
 export type ApiKey = {
@@ -51,8 +53,8 @@ const toApiKey = ({ position: _, scopes_json, deployment_ids_json, ...r }: ApiKe
 
 export function insertProject(db: Db, p: Project, position: number): void {
   db.stmt(
-    `INSERT INTO projects (id, position, name, approved, owner_token, su_balance, daily_budget_su, monthly_budget_su, storage_limit_bytes)
-     VALUES (@id, @position, @name, @approved, @owner_token, @su_balance, @daily_budget_su, @monthly_budget_su, @storage_limit_bytes)`,
+    `INSERT INTO projects (id, position, name, approved, owner_token, su_balance, daily_budget_su, monthly_budget_su, storage_limit_bytes, max_waiting_executions)
+     VALUES (@id, @position, @name, @approved, @owner_token, @su_balance, @daily_budget_su, @monthly_budget_su, @storage_limit_bytes, @max_waiting_executions)`,
   ).run({ ...p, position, approved: p.approved ? 1 : 0 })
 }
 
