@@ -57,9 +57,35 @@ const emit = (deps: Deps, event: ExecutionEvent) => {
 }
 
 /** Stores a new QUEUED execution, admits it when a Project slot is free and arms its queue timeout. */
-export function acceptExecution(deps: Deps, e: Omit<ExecutionRecord, 'seq'>): ExecutionRecord {
+/** What an acceptance decides; the life-cycle fields start the same for every execution (QUEUED, nothing spent). */
+export type NewExecution = Omit<
+  ExecutionRecord,
+  | 'seq'
+  | 'status'
+  | 'error'
+  | 'spent_su'
+  | 'usage_status'
+  | 'created_at'
+  | 'admitted_at'
+  | 'started_at'
+  | 'completed_at'
+  | 'terminal'
+>
+
+export function acceptExecution(deps: Deps, e: NewExecution): ExecutionRecord {
   const { db, clock, scheduler } = deps
-  const record = insertExecution(db, e)
+  const record = insertExecution(db, {
+    ...e,
+    status: 'QUEUED',
+    error: null,
+    spent_su: 0,
+    usage_status: 'PENDING',
+    created_at: clock.nowMs(),
+    admitted_at: null,
+    started_at: null,
+    completed_at: null,
+    terminal: false,
+  })
   if (countAdmitted(db, record.project_id) < PROJECT_CONCURRENCY) admit(deps, record, clock.nowMs())
   // TIME-001: a Run's wait is also bounded by the whole-Run queue total (its one queued step starts at 0).
   const queueS =

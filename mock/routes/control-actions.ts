@@ -9,7 +9,8 @@
  *        {summary?, rows?, available?}                                 -> {action_id, content_hash, rows, available}
  */
 import { Hono, type Context } from 'hono'
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js'
+import { body } from './control-body.js'
+import { Ajv2020 } from 'ajv/dist/2020.js'
 import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { actionOf, actionState, changeApprovalContent } from '../execution/actions.js'
@@ -39,33 +40,6 @@ const changeBody = ajv.compile<{
     available: { type: 'boolean' },
   },
 })
-
-type Validator<T> = ((data: unknown) => data is T) & { errors?: ErrorObject[] | null }
-
-/** A JSON body (empty means {}), validated: INVALID_INPUT 400 when not JSON, 422 when invalid. */
-async function body<T>(c: Context<Env>, validate: Validator<T>): Promise<T> {
-  const text = await c.req.text()
-  let data: unknown = {}
-  if (text.trim() !== '') {
-    try {
-      data = JSON.parse(text)
-    } catch {
-      throw new ApiError('INVALID_INPUT', {
-        status: 400,
-        message: 'request body is not valid JSON',
-      })
-    }
-  }
-  if (!validate(data)) {
-    const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`)
-    throw new ApiError('INVALID_INPUT', {
-      status: 422,
-      message: `invalid body: ${errors.join('; ')}`,
-      details: { errors },
-    })
-  }
-  return data
-}
 
 function projectIdOr404(c: Context<Env>): string {
   const id = c.req.param('project_id')!

@@ -7,7 +7,8 @@
  * Workflow/Run extensions of control-runs.ts (publish, stop, external-effect-unknown).
  */
 import { Hono, type Context } from 'hono'
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js'
+import { body } from './control-body.js'
+import { Ajv2020 } from 'ajv/dist/2020.js'
 import { CLOCK_MODES, type ClockMode } from '../clock/clock.js'
 import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
@@ -144,39 +145,6 @@ const scopesBody = ajv.compile<{ scopes: string[] }>({
   required: ['scopes'],
   properties: { scopes: { type: 'array', uniqueItems: true, items: { enum: SCOPES } } },
 })
-
-type Validator<T> = ((data: unknown) => data is T) & { errors?: ErrorObject[] | null }
-
-/** Reads a JSON body (empty means {}) and validates it: INVALID_INPUT 400 when not JSON, 422 when invalid. */
-async function body<T>(c: Context<Env>, validate: Validator<T>): Promise<T> {
-  const text = await c.req.text()
-  let data: unknown = {}
-  if (text.trim() !== '') {
-    try {
-      data = JSON.parse(text)
-    } catch {
-      throw new ApiError('INVALID_INPUT', {
-        status: 400,
-        message: 'request body is not valid JSON',
-      })
-    }
-  }
-  if (!validate(data)) {
-    const errors = (validate.errors ?? []).map((e) => ({
-      path: e.instancePath || '/',
-      message:
-        e.keyword === 'additionalProperties'
-          ? `unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"`
-          : (e.message ?? 'invalid'),
-    }))
-    throw new ApiError('INVALID_INPUT', {
-      status: 422,
-      message: `invalid body: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`,
-      details: { errors },
-    })
-  }
-  return data
-}
 
 const iso = (ms: number): string => new Date(ms).toISOString()
 

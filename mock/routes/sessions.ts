@@ -161,8 +161,6 @@ function acceptTurn(
     session_id: session.id,
     workflow_id: null,
     published_version: null,
-    status: 'QUEUED',
-    error: null,
     scenario: scenario.name,
     steps: scenario.steps,
     input: body.input,
@@ -170,13 +168,6 @@ function acceptTurn(
     execution_seconds: limits.execution_seconds,
     queue_seconds: limits.queue_seconds,
     max_su: limits.max_su,
-    spent_su: 0,
-    usage_status: 'PENDING',
-    created_at: nowMs,
-    admitted_at: null,
-    started_at: null,
-    completed_at: null,
-    terminal: false,
   })
 }
 

@@ -200,8 +200,6 @@ export function workflowRoutes(app: Hono<Env>): void {
       session_id: null,
       workflow_id: workflow.id,
       published_version: workflow.published_version,
-      status: 'QUEUED',
-      error: null,
       scenario: scenario.name,
       steps: scenario.steps,
       input,
@@ -209,13 +207,6 @@ export function workflowRoutes(app: Hono<Env>): void {
       execution_seconds: limits.execution_seconds,
       queue_seconds: limits.queue_seconds,
       max_su: limits.max_su,
-      spent_su: 0,
-      usage_status: 'PENDING',
-      created_at: nowMs,
-      admitted_at: null,
-      started_at: null,
-      completed_at: null,
-      terminal: false,
       // RUN-033 (Run request rule 3): steps and contracts frozen at acceptance.
       run: {
         deadline_at: nowMs + limits.run_seconds * 1000,

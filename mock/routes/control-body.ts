@@ -1,0 +1,41 @@
+/**
+ * Reading control-API bodies (mock only): a JSON body, empty meaning {}, validated by an ajv function;
+ * INVALID_INPUT 400 when it is not JSON, 422 with the problems when it breaks its schema.
+ */
+import type { ErrorObject } from 'ajv'
+import type { Context } from 'hono'
+import type { Env } from '../deps.js'
+import { ApiError } from '../errors.js'
+
+export type Validator<T> = ((data: unknown) => data is T) & { errors?: ErrorObject[] | null }
+
+/** Reads a JSON body (empty means {}) and validates it: INVALID_INPUT 400 when not JSON, 422 when invalid. */
+export async function body<T>(c: Context<Env>, validate: Validator<T>): Promise<T> {
+  const text = await c.req.text()
+  let data: unknown = {}
+  if (text.trim() !== '') {
+    try {
+      data = JSON.parse(text)
+    } catch {
+      throw new ApiError('INVALID_INPUT', {
+        status: 400,
+        message: 'request body is not valid JSON',
+      })
+    }
+  }
+  if (!validate(data)) {
+    const errors = (validate.errors ?? []).map((e) => ({
+      path: e.instancePath || '/',
+      message:
+        e.keyword === 'additionalProperties'
+          ? `unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"`
+          : (e.message ?? 'invalid'),
+    }))
+    throw new ApiError('INVALID_INPUT', {
+      status: 422,
+      message: `invalid body: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`,
+      details: { errors },
+    })
+  }
+  return data
+}
