@@ -36,7 +36,6 @@ import {
 } from '../store/works.js'
 
 const DEFAULT_PAGE = 50
-const MAX_PAGE = 100
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -165,18 +164,11 @@ function createWork(c: Context<Env>) {
   return { status: 201 as const, body: workView(work, state) }
 }
 
-/** GET /v1/preparations paging (query parameters assumed; not declared in the spec, so read here). */
+/** GET /v1/preparations paging: limit and after are declared (x-assumed) in the spec and validated there. */
 function page(c: Context<Env>): { limit: number; afterSeq: number } {
-  const rawLimit = c.req.query('limit')
-  const limit = rawLimit === undefined ? DEFAULT_PAGE : Number(rawLimit)
-  if (rawLimit !== undefined && (!/^\d+$/.test(rawLimit) || limit < 1 || limit > MAX_PAGE)) {
-    throw new ApiError('INVALID_INPUT', {
-      status: 400,
-      message: `limit is an integer from 1 to ${MAX_PAGE}.`,
-      details: { parameter: 'limit' },
-    })
-  }
-  const after = c.req.query('after')
+  const query = c.var.input!.query as { limit?: number; after?: string }
+  const limit = query.limit ?? DEFAULT_PAGE
+  const after = query.after
   if (after === undefined) return { limit, afterSeq: 0 }
   const p = getPreparation(c.var.deps.db, after)
   if (p?.project_id !== c.var.auth!.projectId)

@@ -4369,7 +4369,12 @@ export interface operations {
     };
     listPreparations: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1 to 100 (default 50). */
+                limit?: components["parameters"]["Limit"];
+                /** @description Assumed (query parameters not shown): next_cursor of the previous page (the last preparation id); another value: 400 INVALID_CURSOR. */
+                after?: string;
+            };
             header?: {
                 /**
                  * @description Optional, for the caller's tracing; malformed: 400 INVALID_CORRELATION_ID. The format is not shown; this pattern is assumed.
