@@ -85,6 +85,21 @@ describe('scheduler', () => {
     )
   })
 
+  it('gives a timer scheduled by a firing handler a larger seq than the one that fired (seq never reused)', async () => {
+    const seqs: number[] = []
+    const mock = await mockWith((k) =>
+      k.register<{ child: boolean }>('test.seq', (p, { deps, timer, nowMs }) => {
+        seqs.push(timer.seq)
+        if (!p.child) deps.scheduler.schedule('test.seq', nowMs, { child: true })
+      }),
+    )
+    const { scheduler, clock } = mock.deps
+    scheduler.schedule('test.seq', clock.nowMs(), { child: false })
+    await scheduler.advanceTo(clock.nowMs())
+    expect(seqs).toHaveLength(2)
+    expect(seqs[1]!).toBeGreaterThan(seqs[0]!)
+  })
+
   it('fires timers scheduled by a handler inside the window in the same advance', async () => {
     const seen: string[] = []
     const mock = await mockWith((k) =>

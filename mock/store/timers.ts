@@ -12,11 +12,20 @@ export type TimerRow = {
   subject: string | null
 }
 
-/** Inserts a timer; seq is one more than the largest seq pending, so it sorts after every existing timer. */
+/**
+ * Inserts a timer; seq comes from a counter kept in meta that only grows (never reused, even after the timer
+ * with the largest seq fired), so equal due times fire in scheduling order.
+ */
 export function insertTimer(db: Db, t: Omit<TimerRow, 'seq'>): TimerRow {
-  const { next } = db.stmt('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM timers').get() as {
-    next: number
-  }
+  const { next } = db
+    .stmt(
+      // The pending timers' largest seq (an index lookup: seq is UNIQUE) guards a store written before the counter.
+      `INSERT INTO meta (key, value) VALUES ('timer_seq', (SELECT COALESCE(MAX(seq), 0) + 1 FROM timers))
+       ON CONFLICT (key) DO UPDATE SET
+         value = MAX(CAST(value AS INTEGER), (SELECT COALESCE(MAX(seq), 0) FROM timers)) + 1
+       RETURNING CAST(value AS INTEGER) AS next`,
+    )
+    .get() as { next: number }
   const row = { ...t, seq: next }
   db.stmt(
     'INSERT INTO timers (id, due_at, seq, kind, payload_json, subject) VALUES (@id, @due_at, @seq, @kind, @payload_json, @subject)',

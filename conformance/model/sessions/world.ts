@@ -42,6 +42,8 @@ export type ModelTurn = {
   seen: string
   seenAtS: number
   cancelRequested: boolean
+  /** started_at was set when last read: the execution took a Project slot and began. */
+  started: boolean
 }
 
 export type ModelSession = { id: string; closed: boolean; deleted: boolean; turns: ModelTurn[] }
@@ -131,6 +133,7 @@ export function observeTurn(m: Model, t: ModelTurn, res: ApiResponse): void {
   }
   t.seen = status
   t.seenAtS = m.nowS
+  t.started = Boolean(body.started_at)
 }
 
 /** Picks the i-th element of a non-empty list modulo its length (shrinking keeps commands valid). */

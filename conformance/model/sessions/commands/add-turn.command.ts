@@ -58,6 +58,7 @@ export class AddTurnCommand implements Command {
       seen: 'QUEUED',
       seenAtS: m.nowS,
       cancelRequested: false,
+      started: false,
     })
   }
   toString = () => `AddTurn(${this.label || '#' + this.i})`

@@ -57,6 +57,7 @@ export class CreateSessionCommand implements Command {
           seen: 'QUEUED',
           seenAtS: m.nowS,
           cancelRequested: false,
+          started: false,
         },
       ],
     })
