@@ -1,16 +1,12 @@
 /** The Project's wait list before 429 CONCURRENCY_LIMIT is a fixture setting (assumed; default 10). */
-import { readFileSync } from 'node:fs'
 import { expect, it } from 'vitest'
 import { createMock } from '../index.js'
-import type { FixtureWorld } from '../fixtures/world.js'
+import { defaultWorld } from '../fixtures/test-worlds.js'
 
-const world = JSON.parse(
-  readFileSync(new URL('../../fixtures/default-world.json', import.meta.url), 'utf8'),
-) as FixtureWorld
 const D = 'aaaaaaaa-d000-4000-8000-000000000001'
 
 it('[CONC-002] refuses the acceptance after max_waiting_executions wait with 429 CONCURRENCY_LIMIT', async () => {
-  const lowered = structuredClone(world)
+  const lowered = defaultWorld()
   lowered.projects[0]!.max_waiting_executions = 1
   const mock = await createMock({ fixtures: lowered, rateLimits: false })
   await mock.app.request('/_mock/scenarios', {

@@ -66,8 +66,11 @@ export type Real = { api: ApiClient; control: MockControl }
 export type Command = fc.AsyncCommand<Model, Real>
 
 /** The Turns of live Sessions. */
-export const liveTurns = (m: Model): ModelTurn[] =>
-  m.sessions.filter((s) => !s.deleted).flatMap((s) => s.turns)
+export const liveTurns = (m: Model): ModelTurn[] => liveSessions(m).flatMap((s) => s.turns)
+
+/** The Sessions not deleted. */
+export const liveSessions = (m: Readonly<Model>): ModelSession[] =>
+  m.sessions.filter((s) => !s.deleted)
 
 /** The newest Turn of a Session. */
 export const lastTurn = (s: ModelSession): ModelTurn | undefined => s.turns.at(-1)

@@ -9,17 +9,15 @@ import {
   type Command,
   type Model,
   type Real,
+  liveSessions,
 } from '../world.js'
 
 export class AddTurnCommand implements Command {
   private label = ''
   constructor(readonly i: number) {}
-  check = (m: Readonly<Model>) => m.sessions.some((s) => !s.deleted)
+  check = (m: Readonly<Model>) => liveSessions(m).length > 0
   async run(m: Model, r: Real) {
-    const s = pick(
-      m.sessions.filter((x) => !x.deleted),
-      this.i,
-    )
+    const s = pick(liveSessions(m), this.i)
     const last = lastTurn(s)!
     this.label = `${s.id.slice(0, 8)} ${s.closed ? 'closed' : last.seen}`
     const body = {

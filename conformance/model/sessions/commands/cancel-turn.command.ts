@@ -1,17 +1,22 @@
 /** Cancels a Turn (assumed path): 200 when it already ended, 202 while it runs; it then ends CANCELED. */
 import { expect } from 'vitest'
 import { newIdempotencyKey } from '../../../support/session-create.js'
-import { TERMINAL, knownRunning, pick, type Command, type Model, type Real } from '../world.js'
+import {
+  TERMINAL,
+  knownRunning,
+  pick,
+  type Command,
+  type Model,
+  type Real,
+  liveSessions,
+} from '../world.js'
 
 export class CancelTurnCommand implements Command {
   private label = ''
   constructor(readonly i: number) {}
-  check = (m: Readonly<Model>) => m.sessions.some((s) => !s.deleted)
+  check = (m: Readonly<Model>) => liveSessions(m).length > 0
   async run(m: Model, r: Real) {
-    const s = pick(
-      m.sessions.filter((x) => !x.deleted),
-      this.i,
-    )
+    const s = pick(liveSessions(m), this.i)
     const t = pick(s.turns, this.i)
     this.label = `${t.id.slice(0, 8)} seen ${t.seen}`
     const res = await r.api.post(
