@@ -1,19 +1,20 @@
 /**
- * The dependency set every route, middleware and timer handler receives (db, clock, scheduler, ids, config,
- * log), the Hono Env type that carries it on the context, and createDeps() that wires them together.
+ * The types of one mock instance's dependency set (db, clock, scheduler, ids, config, log, bus, streams) and
+ * the Hono Env that carries it on the context. A leaf module: type imports only; mock/wiring.ts builds it.
  */
-import { Clock, type ClockMode, type ClockState, type WallClock } from './clock/clock.js'
-import { Scheduler } from './clock/scheduler.js'
-import { createTimerKinds, type TimerKinds } from './clock/timer-kinds.js'
-import { isWorldLoaded, loadWorld, worldStartMs } from './fixtures/load.js'
+import type { Clock } from './clock/clock.js'
+import type { Scheduler } from './clock/scheduler.js'
+import type { EventRecord } from './events/log.js'
+import type { SseLimits, StreamHub } from './events/sse.js'
+import type { ExecutionEvent } from './execution/lifecycle.js'
 import type { FixtureWorld } from './fixtures/world.js'
-import { openDb, type Db } from './store/db.js'
-import { getMetaJson, setMetaJson } from './store/meta.js'
-import { Ids, type IdsState } from './util/ids.js'
-import type { Log } from './util/log.js'
 import type { OperationSpec } from './http/operations.js'
+import type { Db } from './store/db.js'
+import type { Channel } from './util/channel.js'
+import type { Ids } from './util/ids.js'
+import type { Log } from './util/log.js'
 
-/** Process-wide settings from the CLI flags or createMock options. */
+/** One instance's settings, from the CLI flags or createMock options. */
 export type MockConfig = {
   /** The validated fixture world loaded at first start and on reset. */
   world: FixtureWorld
@@ -27,6 +28,19 @@ export type MockConfig = {
   allowInsecureWebhooks: boolean
   /** false with --no-rate-limits: call-rate limits are not applied. */
   rateLimits: boolean
+  /** SSE stream limits (unit tests lower them); default the document's. */
+  sse?: Partial<SseLimits>
+}
+
+/**
+ * The instance's publish/subscribe channels; the composition root subscribes every listener. Listeners run
+ * inside the transaction that makes the change: they record work and defer I/O.
+ */
+export type MockBus = {
+  /** Something happened to an execution (status, output, Run step): public events, action cancels. */
+  execution: Channel<[Deps, ExecutionEvent]>
+  /** A public event was appended: SSE fan-out, webhook deliveries. */
+  eventAppended: Channel<[Deps, EventRecord]>
 }
 
 export type Deps = {
@@ -36,9 +50,12 @@ export type Deps = {
   ids: Ids
   config: MockConfig
   log: Log
+  bus: MockBus
+  /** The instance's open SSE streams. */
+  streams: StreamHub
 }
 
-/** What the api-key middleware (a later feature) puts on the context for /v1 requests. */
+/** What the api-key middleware puts on the context for /v1 requests. */
 export type AuthInfo = {
   projectId: string
   key: string
@@ -54,6 +71,8 @@ export type RequestInput = {
   query: Record<string, unknown>
   /** The one `file` part of a multipart upload. */
   upload?: { filename: string; mimeType: string; bytes: Uint8Array }
+  /** The upload's content check (file-type, asynchronous), made before the synchronous handler runs. */
+  uploadTypeProblem?: 'UNSUPPORTED_FILE_TYPE'
   /** The Idempotency-Key header of an idempotent operation. */
   idempotencyKey?: string
   /** When a new receipt stops answering (ISO 8601): handlers put it in idempotency_expires_at. */
@@ -73,56 +92,3 @@ export type Variables = {
 
 /** The Hono Env of every app and sub-app of the mock. */
 export type Env = { Variables: Variables }
-
-export type CreateDepsOptions = {
-  /** Mode at start; a reopened --db store keeps its time and switches to this mode continuously. */
-  clockMode: ClockMode
-  log: Log
-  timerKinds?: TimerKinds
-  loopLimit?: number
-  /** Wall clock override for unit tests of realtime mode. */
-  wall?: WallClock
-}
-
-const CLOCK_KEY = 'clock'
-const IDS_KEY = 'ids'
-
-/** Opens the store, loads the world if the store is new, and wires clock, ids and scheduler. */
-export function createDeps(config: MockConfig, opts: CreateDepsOptions): Deps {
-  const db = openDb(config.dbPath)
-  try {
-    const ids = new Ids(
-      { load: () => getMetaJson<IdsState>(db, IDS_KEY), save: (s) => setMetaJson(db, IDS_KEY, s) },
-      config.seed,
-    )
-    const clock = new Clock(
-      {
-        load: () => getMetaJson<ClockState>(db, CLOCK_KEY),
-        save: (s) => setMetaJson(db, CLOCK_KEY, s),
-      },
-      { startMs: worldStartMs(config.world), mode: opts.clockMode },
-      opts.wall,
-    )
-    if (!isWorldLoaded(db)) {
-      db.tx(() => loadWorld(db, config.world))
-    }
-    const deps = { db, clock, ids, config, log: opts.log } as Omit<Deps, 'scheduler'> & {
-      scheduler: Scheduler
-    }
-    deps.scheduler = new Scheduler({
-      db,
-      clock,
-      ids,
-      log: opts.log,
-      kinds: opts.timerKinds ?? createTimerKinds(),
-      context: () => deps,
-      loopLimit: opts.loopLimit,
-    })
-    clock.setMode(opts.clockMode)
-    deps.scheduler.rearm()
-    return deps
-  } catch (error) {
-    db.close()
-    throw error
-  }
-}

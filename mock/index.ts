@@ -6,7 +6,8 @@ import type { Hono } from 'hono'
 import { createApp } from './app.js'
 import type { ClockMode } from './clock/clock.js'
 import type { TimerKinds } from './clock/timer-kinds.js'
-import { createDeps, type Deps, type Env } from './deps.js'
+import type { Deps, Env } from './deps.js'
+import type { SseLimits } from './events/sse.js'
 import { fixturesView, resetWorld, type FixturesView } from './fixtures/load.js'
 import {
   DEFAULT_WORLD_FILE,
@@ -15,6 +16,7 @@ import {
   type FixtureWorld,
 } from './fixtures/world.js'
 import { jsonLog, silentLog, type Log } from './util/log.js'
+import { createDeps } from './wiring.js'
 
 export type MockOptions = {
   /** A fixture file path or a fixture world object; default fixtures/default-world.json. */
@@ -31,8 +33,10 @@ export type MockOptions = {
   seed?: string
   /** true: JSON lines to stdout/stderr; a Log: that sink; default silent. */
   log?: boolean | Log
-  /** Timer kind registry (tests register their own kinds); default the mock's own kinds. */
-  timerKinds?: TimerKinds
+  /** Registers extra timer kinds beside the mock's own (unit tests of the scheduler). */
+  timerKinds?: (kinds: TimerKinds) => void
+  /** SSE stream limits (keep-alive interval, slow-consumer send limit, buffer); default the document's. */
+  sseLimits?: Partial<SseLimits>
   /** Scheduler runaway guard (firings per advance). */
   loopLimit?: number
 }
@@ -89,6 +93,7 @@ export async function createMock(options: MockOptions = {}): Promise<Mock> {
       seed: options.seed ?? 'mock',
       allowInsecureWebhooks: options.allowInsecureWebhooks ?? false,
       rateLimits: options.rateLimits ?? true,
+      sse: options.sseLimits,
     },
     {
       clockMode: options.clock ?? 'manual',

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createMock, type Mock } from '../index.js'
 import { SchedulerLoopError, TimerFailuresError } from './scheduler.js'
-import { createTimerKinds, type TimerHandler, type TimerKinds } from './timer-kinds.js'
+import { TimerKinds, type TimerHandler } from './timer-kinds.js'
 
 const mocks: Mock[] = []
 afterEach(() => {
@@ -13,9 +13,7 @@ async function mockWith(
   register: (kinds: TimerKinds) => void,
   opts: { loopLimit?: number; clock?: 'manual' | 'realtime' } = {},
 ) {
-  const kinds = createTimerKinds()
-  register(kinds)
-  const mock = await createMock({ timerKinds: kinds, ...opts })
+  const mock = await createMock({ timerKinds: register, ...opts })
   mocks.push(mock)
   return mock
 }
@@ -164,12 +162,10 @@ describe('scheduler', () => {
     expect(() => mock.deps.scheduler.schedule('test.unknown', 0, null)).toThrow(
       /unknown timer kind/,
     )
-    expect(() => createTimerKinds().register('NotDotted', () => {})).toThrow(/dotted lowercase/)
-    expect(() =>
-      createTimerKinds()
-        .register('a.b', () => {})
-        .register('a.b', () => {}),
-    ).toThrow(/already registered/)
+    expect(() => new TimerKinds().register('NotDotted', () => {})).toThrow(/dotted lowercase/)
+    expect(() => new TimerKinds().register('a.b', () => {}).register('a.b', () => {})).toThrow(
+      /already registered/,
+    )
   })
 
   it('awaits side effects after each firing commits and before the next timer fires', async () => {

@@ -1,13 +1,10 @@
 /**
  * Registry of timer kinds: a kind is a dotted lowercase name ("turn.step") naming the handler that runs
- * when a timer of that kind fires. Timers are rows, handlers are code: a restart re-registers the code.
+ * when a timer of that kind fires. Timers are rows, handlers are code: a restart re-registers the code. The
+ * clock knows no feature: the composition root (mock/wiring.ts) registers every feature's kinds.
  */
 import type { Deps } from '../deps.js'
 import type { TimerRow } from '../store/timers.js'
-import { registerExecutionTimers } from '../execution/executor.js'
-import { registerWebhookTimers } from '../webhooks/delivery.js'
-// Events feature: the SSE keep-alive timer kind (mock/events/keep-alive-kind.ts).
-import { registerEventTimers } from '../events/keep-alive-kind.js'
 
 /** A dotted lowercase name: at least two segments of [a-z0-9_-], starting with a letter. */
 export type TimerKind = string
@@ -52,16 +49,4 @@ export class TimerKinds {
   kinds(): TimerKind[] {
     return [...this.handlers.keys()]
   }
-}
-
-/**
- * The registry of the mock's own timer kinds. Features register theirs here as they arrive
- * (turn.step, idempotency.expire, retention.expire, webhook.attempt).
- */
-export function createTimerKinds(): TimerKinds {
-  const kinds = new TimerKinds()
-  registerExecutionTimers(kinds)
-  registerEventTimers(kinds)
-  registerWebhookTimers(kinds)
-  return kinds
 }

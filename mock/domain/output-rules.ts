@@ -6,6 +6,7 @@
 import type { ValidateFunction } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { extensionOf, filenameProblem, isAllowedPair } from './file-rules.js'
+import { memoize } from '../util/memo.js'
 
 const KiB = 1024
 const MiB = 1024 * KiB
@@ -205,20 +206,16 @@ export const filenameBreak = (name: string): RuleBreak | undefined =>
 export type ContractRule = { key: string; type: string; required: boolean; schema?: unknown }
 
 const ajv = new Ajv2020({ strict: false, allErrors: false })
-const compiled = new Map<string, ValidateFunction | null>()
-
 /** A compiled validator per schema text (contracts are few; a schema that does not compile checks nothing). */
-function validatorFor(schema: unknown): ValidateFunction | null {
-  const text = JSON.stringify(schema)
-  if (!compiled.has(text)) {
-    try {
-      compiled.set(text, ajv.compile(schema as object))
-    } catch {
-      compiled.set(text, null)
-    }
+const validatorOfText = memoize((text): ValidateFunction | null => {
+  try {
+    return ajv.compile(JSON.parse(text) as object)
+  } catch {
+    return null
   }
-  return compiled.get(text)!
-}
+})
+const validatorFor = (schema: unknown): ValidateFunction | null =>
+  validatorOfText(JSON.stringify(schema))
 
 /**
  * ERR-050: OUTPUT_SCHEMA_MISMATCH when an output breaks its contract entry: its type differs from the entry's

@@ -1,7 +1,8 @@
 /**
  * The public event log (Events): every public change of a Session or Run becomes an event with event_id,
  * type, aggregate_kind, aggregate_id, sequence (increasing within its aggregate only), created_at and data.
- * appendEvent() runs inside the caller's transaction; listeners (SSE fan-out, webhook delivery) are told.
+ * appendEvent() runs inside the caller's transaction; the listeners the composition root subscribed on the
+ * instance's bus (SSE fan-out, webhook delivery) are told.
  */
 import type { Deps } from '../deps.js'
 
@@ -32,15 +33,7 @@ const toEvent = ({ data_json, ...r }: EventRow): EventRecord => ({
   data: JSON.parse(data_json) as EventRecord['data'],
 })
 
-type Listener = (deps: Deps, event: EventRecord) => void
-const listeners: Listener[] = []
-
-/** Subscribes to appended events (called inside the appending transaction: record work, defer I/O). */
-export const onEventAppended = (listener: Listener): void => {
-  listeners.push(listener)
-}
-
-/** Appends an event with the next sequence of its aggregate and tells the listeners. */
+/** Appends an event with the next sequence of its aggregate and tells the instance's listeners (deps.bus). */
 export function appendEvent(
   deps: Deps,
   e: Omit<
@@ -94,7 +87,7 @@ export function appendEvent(
     event.action_id,
     event.status,
   )
-  for (const l of listeners) l(deps, event)
+  deps.bus.eventAppended.emit(deps, event)
   return event
 }
 

@@ -5,7 +5,7 @@
  */
 import type { Deps } from '../deps.js'
 import { maskPublicText } from '../domain/result-rules.js'
-import { onExecutionEvent, TERMINAL_STATUSES, type ExecutionEvent } from '../execution/executor.js'
+import { TERMINAL_STATUSES, type ExecutionEvent } from '../execution/lifecycle.js'
 import { pendingActionOf, requiredActionView } from '../execution/actions.js'
 import {
   getExecution,
@@ -42,15 +42,6 @@ const PHASE: Record<string, string> = {
   REQUIRES_ACTION: 'REQUIRES_ACTION',
 }
 
-let installed = false
-
-/** Subscribes the mapping to the executor once per process (listeners are process-wide). */
-export function installEventMapping(): void {
-  if (installed) return
-  installed = true
-  onExecutionEvent(mapExecutionEvent)
-}
-
 /** The public error object of an outcome: code, message, retryable (false) and details when present. */
 function publicError(e: ExecutionRecord) {
   if (!e.error) return null
@@ -65,7 +56,7 @@ const usageOf = (e: ExecutionRecord) => ({
   total_su: e.usage_status === 'FINAL' ? e.spent_su : null,
 })
 
-/** Appends the public event(s) of one executor event. */
+/** The execution listener that appends the public event(s) of one executor event. */
 export function mapExecutionEvent(deps: Deps, ev: ExecutionEvent): void {
   if (ev.execution.kind === 'TURN') mapTurn(deps, ev)
   else mapRun(deps, ev)

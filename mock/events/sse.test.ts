@@ -5,21 +5,25 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createMock, type Mock } from '../index.js'
 import { appendEvent } from './log.js'
-import { openStreamCount, sseLimits } from './sse.js'
+import { openStreamCount, type SseLimits } from './sse.js'
 
 const KEY = 'sk_test_a_full'
 const DEPLOYMENT = 'aaaaaaaa-d000-4000-8000-000000000001'
 const H = { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' }
 
 let mock: Mock
-const saved = { ...sseLimits }
 beforeEach(async () => {
   mock = await createMock({ clock: 'manual', rateLimits: false })
 })
 afterEach(() => {
-  Object.assign(sseLimits, saved)
   mock.close()
 })
+
+/** Replaces the test's mock with one whose streams have these limits. */
+async function withLimits(sseLimits: Partial<SseLimits>): Promise<void> {
+  mock.close()
+  mock = await createMock({ clock: 'manual', rateLimits: false, sseLimits })
+}
 
 async function newSession(): Promise<string> {
   const res = await mock.app.request(`/v1/deployments/${DEPLOYMENT}/sessions`, {
@@ -60,8 +64,7 @@ const settle = () => new Promise((resolve) => setImmediate(resolve))
 
 describe('SSE stream module', () => {
   it('stops buffering at its bound and disconnects a consumer that does not read in time', async () => {
-    sseLimits.bufferBytes = 16 * 1024
-    sseLimits.sendLimitMs = 50
+    await withLimits({ bufferBytes: 16 * 1024, sendLimitMs: 50 })
     const sessionId = await newSession()
     const reader = await open(sessionId)
     appendMessages(sessionId, 100, 1024)
@@ -82,11 +85,11 @@ describe('SSE stream module', () => {
         }
       })(),
     ).rejects.toThrow(/too slow/)
-    expect(received).toBeLessThan(sseLimits.bufferBytes + 2 * 1024)
+    expect(received).toBeLessThan(mock.deps.streams.limits.bufferBytes + 2 * 1024)
   })
 
   it('keeps a consumer that reads within the send limit and delivers everything in order', async () => {
-    sseLimits.bufferBytes = 16 * 1024
+    await withLimits({ bufferBytes: 16 * 1024 })
     const sessionId = await newSession()
     const reader = await open(sessionId)
     appendMessages(sessionId, 100, 1024)

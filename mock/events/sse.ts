@@ -10,20 +10,28 @@ import { wallTimeout } from '../clock/wall-timeout.js'
 import type { Deps } from '../deps.js'
 import type { ApiError } from '../errors.js'
 import { getTimer } from '../store/timers.js'
-import { accessProblem, type Aggregate } from './access.js'
-import { KEEP_ALIVE_KIND, setKeepAliveHandler } from './keep-alive-kind.js'
-import { EVENT_RETENTION_MS, onEventAppended, visibleEventsAfter } from './log.js'
+import { accessProblem, type Aggregate } from '../access/access.js'
+import { EVENT_RETENTION_MS, visibleEventsAfter, type EventRecord } from './log.js'
 import { errorFrame, eventFrame, KEEP_ALIVE_FRAME } from './public.js'
 
-/** Stream limits; unit tests may lower them. */
-export const sseLimits = {
+/** The `sse.keep-alive` timer kind: one timer row per open stream, due keepAliveMs after the previous one. */
+export const KEEP_ALIVE_KIND = 'sse.keep-alive'
+
+/** Stream limits of one mock instance (unit tests lower them through createMock's sseLimits option). */
+export type SseLimits = {
   /** Virtual ms between keep-alive comments (Time limits: about every 15 seconds). */
-  keepAliveMs: 15_000,
+  keepAliveMs: number
   /** Wall ms a full buffer may stay unread before the consumer is disconnected (about 10 seconds). */
-  sendLimitMs: 10_000,
+  sendLimitMs: number
   /** Bytes queued for one consumer beyond what the socket took (the bound of "does not buffer without bound"). */
-  bufferBytes: 64 * 1024,
+  bufferBytes: number
 }
+
+export const DEFAULT_SSE_LIMITS: Readonly<SseLimits> = Object.freeze({
+  keepAliveMs: 15_000,
+  sendLimitMs: 10_000,
+  bufferBytes: 64 * 1024,
+})
 
 /** Events read from the store per query while replaying or delivering. */
 const BATCH = 100
@@ -44,32 +52,40 @@ type Stream = {
   pumpAgain: boolean
 }
 
-type Hub = {
+/** The open streams of one mock instance (deps.streams). */
+export type StreamHub = {
+  readonly limits: Readonly<SseLimits>
   streams: Map<string, Stream>
   byAggregate: Map<string, Set<Stream>>
   /** Aggregates with appended events waiting for the post-commit flush. */
   dirty: Set<string>
   flushQueued: boolean
+  /** Streams opened so far: with the process id, a stream id no earlier process (--db) used. */
+  opened: number
 }
 
-const hubs = new WeakMap<Deps, Hub>()
 const encoder = new TextEncoder()
-let streamCounter = 0
 
-function hubOf(deps: Deps): Hub {
-  let hub = hubs.get(deps)
-  if (!hub) {
-    hub = { streams: new Map(), byAggregate: new Map(), dirty: new Set(), flushQueued: false }
-    hubs.set(deps, hub)
+/** A mock instance's empty stream hub. */
+export function createStreamHub(limits: Partial<SseLimits> = {}): StreamHub {
+  return {
+    limits: { ...DEFAULT_SSE_LIMITS, ...limits },
+    streams: new Map(),
+    byAggregate: new Map(),
+    dirty: new Set(),
+    flushQueued: false,
+    opened: 0,
   }
-  return hub
 }
 
-// Appends run inside the writer's transaction: note the aggregate, deliver from the store after commit (a
-// microtask runs only once the synchronous transaction has finished; a rolled-back event is never read).
-onEventAppended((deps, event) => {
-  const hub = hubs.get(deps)
-  if (!hub?.byAggregate.has(event.aggregate_id)) return
+/**
+ * The event-appended listener: appends run inside the writer's transaction, so note the aggregate and deliver
+ * from the store after commit (a microtask runs only once the synchronous transaction has finished; a
+ * rolled-back event is never read).
+ */
+export function notifyStreams(deps: Deps, event: EventRecord): void {
+  const hub = deps.streams
+  if (!hub.byAggregate.has(event.aggregate_id)) return
   hub.dirty.add(event.aggregate_id)
   if (hub.flushQueued) return
   hub.flushQueued = true
@@ -79,10 +95,14 @@ onEventAppended((deps, event) => {
     hub.dirty.clear()
     for (const id of dirty) for (const s of [...(hub.byAggregate.get(id) ?? [])]) pump(s)
   })
-})
+}
 
-setKeepAliveHandler((deps, streamId) => {
-  const stream = hubs.get(deps)?.streams.get(streamId)
+/**
+ * The `sse.keep-alive` timer handler: a keep-alive comment after a permission re-check. A row whose stream
+ * is gone (closed, or a restart with --db) fires and does nothing.
+ */
+export function keepAlive(deps: Deps, streamId: string): void {
+  const stream = deps.streams.streams.get(streamId)
   if (!stream || stream.closed) return
   stream.keepAliveTimer = undefined
   const problem = accessProblem(deps, stream.apiKey, stream.aggregate)
@@ -91,7 +111,7 @@ setKeepAliveHandler((deps, streamId) => {
   // The next keep-alive is scheduled once this advance is over (a macrotask later), so one long manual
   // advance gives one keep-alive per stream instead of a timer chain that would trip the loop limit.
   setImmediate(() => scheduleKeepAlive(stream))
-})
+}
 
 export type OpenStreamOptions = {
   aggregate: Aggregate
@@ -104,15 +124,15 @@ export type OpenStreamOptions = {
 
 /** Opens a stream: the 200 response whose body is the SSE frames. */
 export function openStream(deps: Deps, opts: OpenStreamOptions): Response {
-  const hub = hubOf(deps)
+  const hub = deps.streams
   reviveKeepAlives(hub)
   let stream: Stream | undefined
   const body = new ReadableStream<Uint8Array>(
     {
       start(controller) {
-        streamCounter += 1
+        hub.opened += 1
         stream = {
-          id: `sse-${process.pid}-${streamCounter}`,
+          id: `sse-${process.pid}-${hub.opened}`,
           deps,
           aggregate: opts.aggregate,
           apiKey: opts.apiKey,
@@ -144,7 +164,7 @@ export function openStream(deps: Deps, opts: OpenStreamOptions): Response {
         if (stream) cleanup(stream)
       },
     },
-    { highWaterMark: sseLimits.bufferBytes, size: (chunk) => chunk.byteLength },
+    { highWaterMark: hub.limits.bufferBytes, size: (chunk) => chunk.byteLength },
   )
   return new Response(body, {
     status: 200,
@@ -210,7 +230,7 @@ function write(stream: Stream, frame: string): void {
 /** The buffer is full: the consumer has the send limit to read, else it is disconnected. */
 function stall(stream: Stream): void {
   if (stream.closed || stream.cancelStall) return
-  stream.cancelStall = wallTimeout(sseLimits.sendLimitMs, () => {
+  stream.cancelStall = wallTimeout(stream.deps.streams.limits.sendLimitMs, () => {
     stream.cancelStall = undefined
     if (stream.closed) return
     stream.deps.log.info('sse consumer too slow, disconnected', {
@@ -247,7 +267,7 @@ function fail(stream: Stream, error: ApiError): void {
 
 function scheduleKeepAlive(stream: Stream): void {
   if (stream.closed || !stream.deps.db.raw.open) return
-  const due = stream.deps.clock.nowMs() + sseLimits.keepAliveMs
+  const due = stream.deps.clock.nowMs() + stream.deps.streams.limits.keepAliveMs
   stream.keepAliveTimer = stream.deps.scheduler.schedule(
     KEEP_ALIVE_KIND,
     due,
@@ -257,7 +277,7 @@ function scheduleKeepAlive(stream: Stream): void {
 }
 
 /** A world reset deletes every timer row: streams opened before it get their keep-alive back. */
-function reviveKeepAlives(hub: Hub): void {
+function reviveKeepAlives(hub: StreamHub): void {
   for (const s of hub.streams.values()) {
     if (
       s.keepAliveTimer !== undefined &&
@@ -273,15 +293,15 @@ function cleanup(stream: Stream): void {
   stream.closed = true
   stream.cancelStall?.()
   stream.cancelStall = undefined
-  const hub = hubs.get(stream.deps)
-  hub?.streams.delete(stream.id)
-  const set = hub?.byAggregate.get(stream.aggregate.id)
+  const hub = stream.deps.streams
+  hub.streams.delete(stream.id)
+  const set = hub.byAggregate.get(stream.aggregate.id)
   set?.delete(stream)
-  if (set?.size === 0) hub?.byAggregate.delete(stream.aggregate.id)
+  if (set?.size === 0) hub.byAggregate.delete(stream.aggregate.id)
   if (stream.keepAliveTimer !== undefined && stream.deps.db.raw.open)
     stream.deps.scheduler.cancel(stream.keepAliveTimer)
   stream.keepAliveTimer = undefined
 }
 
 /** Number of open streams (tests, diagnostics). */
-export const openStreamCount = (deps: Deps): number => hubs.get(deps)?.streams.size ?? 0
+export const openStreamCount = (deps: Deps): number => deps.streams.streams.size

@@ -10,7 +10,7 @@ import { countWaiting, openReservations } from '../store/executions.js'
 import { getProject } from '../store/projects.js'
 import { getFixtureScenario, takeScenario } from '../store/scenarios.js'
 import { checkProjectBudget } from './ledger.js'
-import { PROJECT_CONCURRENCY } from './executor.js'
+import { PROJECT_CONCURRENCY } from './lifecycle.js'
 import { BUILTIN_SCENARIOS, DEFAULT_SCENARIO, type ScenarioStep } from './scenarios.js'
 
 /**

@@ -31,7 +31,7 @@ import {
   type ActionStatus,
 } from '../store/actions.js'
 import { getExecution, type ExecutionRecord } from '../store/executions.js'
-import { finishExecution, onExecutionEvent, setStatus } from './executor.js'
+import { finishExecution, setStatus, type ExecutionEvent } from './lifecycle.js'
 import type { ScenarioStep } from './scenarios.js'
 
 type ActionStep = Extract<ScenarioStep, { step: 'action_required' }>
@@ -299,9 +299,7 @@ export function changeApprovalContent(
   return contentHash(material)
 }
 
-let listening = false
-
-/** Registers action.expire and, once per process, the listener that cancels actions of ended executions. */
+/** Registers the action.expire timer kind. */
 export function registerActionTimers(kinds: TimerKinds): void {
   kinds.register<{ id: string }>('action.expire', ({ id }, { deps }) => {
     const a = getAction(deps.db, id)
@@ -319,13 +317,13 @@ export function registerActionTimers(kinds: TimerKinds): void {
       'The action was not resolved before it expired.',
     )
   })
-  if (listening) return
-  listening = true
-  onExecutionEvent((deps, ev) => {
-    if (ev.type !== 'status' || ev.execution.status === 'REQUIRES_ACTION') return
-    for (const a of pendingActions(deps.db, ev.execution.id)) {
-      a.status = 'CANCELED'
-      saveAction(deps.db, a)
-    }
-  })
+}
+
+/** The execution listener that cancels the pending actions of an execution leaving REQUIRES_ACTION. */
+export function cancelActionsOnChange(deps: Deps, ev: ExecutionEvent): void {
+  if (ev.type !== 'status' || ev.execution.status === 'REQUIRES_ACTION') return
+  for (const a of pendingActions(deps.db, ev.execution.id)) {
+    a.status = 'CANCELED'
+    saveAction(deps.db, a)
+  }
 }

@@ -22,6 +22,7 @@ import { rateLimit } from '../middleware/rate-limit.js'
 import { readBody } from '../middleware/request-body.js'
 import { checkCorrelationId, refuseDelegatedAccess } from '../middleware/request-headers.js'
 import { requireIdempotencyKey, validateRequest } from '../middleware/validate.js'
+import { isExecutionOpen } from '../store/executions.js'
 import { getIdempotency, putIdempotency } from '../store/idempotency.js'
 import { loadOperations, type OperationSpec } from './operations.js'
 
@@ -37,12 +38,6 @@ export type Reply = {
 export type RouteHandler = (c: Context<Env>) => Reply | Response | Promise<Reply | Response>
 
 const OPERATIONS = loadOperations()
-
-/** Whether an execution (Turn or Run) has not ended; the execution engine registers the real check. */
-let executionOpen: (deps: Env['Variables']['deps'], id: string) => boolean = () => false
-export const setExecutionOpenCheck = (fn: typeof executionOpen): void => {
-  executionOpen = fn
-}
 
 /** The operation's spec, for handlers and tests. */
 export function operation(operationId: string): OperationSpec {
@@ -129,7 +124,7 @@ function idempotent(c: Context<Env>, op: OperationSpec, handler: RouteHandler): 
         receiptHolds(
           stored.expires_at,
           nowMs,
-          stored.execution_ref !== null && executionOpen(c.var.deps, stored.execution_ref),
+          stored.execution_ref !== null && isExecutionOpen(c.var.deps.db, stored.execution_ref),
         )
       ) {
         if (stored.fingerprint !== fingerprint) {

@@ -8,16 +8,24 @@ import type { Env } from '../deps.js'
 import { decide, effectiveLimit, type RateClass, type RateScope } from '../domain/rate-limits.js'
 import { ApiError } from '../errors.js'
 import { getDeployment } from '../store/deployments.js'
+import { getSession } from '../store/executions.js'
+import { getArtifactFile } from '../store/files.js'
 import { getApiKey } from '../store/projects.js'
 import { getRateWindow, putRateWindow } from '../store/rate-windows.js'
 
-/** Finds the Deployment a request is about (path deployment_id; later features add Session lookups). */
-export type DeploymentResolver = (c: Context<Env>) => string | undefined
-const resolvers: DeploymentResolver[] = [(c) => c.req.param('deployment_id')]
-
-/** Lets a feature say which Deployment its requests count against (e.g. a Session's Deployment). */
-export const addDeploymentResolver = (r: DeploymentResolver): void => {
-  resolvers.push(r)
+/**
+ * RATE-002: the Deployment a request counts against: the path's Deployment, else the Deployment of the
+ * path's Session or of the path's artifact.
+ */
+function deploymentOfRequest(c: Context<Env>): string | undefined {
+  const { db } = c.var.deps
+  const deploymentId = c.req.param('deployment_id')
+  if (deploymentId) return deploymentId
+  const sessionId = c.req.param('session_id')
+  if (sessionId) return getSession(db, sessionId)?.deployment_id
+  const artifactId = c.req.param('artifact_id')
+  if (artifactId) return getArtifactFile(db, artifactId)?.deployment_id ?? undefined
+  return undefined
 }
 
 export const rateLimit = (cls: RateClass): MiddlewareHandler<Env> =>
@@ -31,7 +39,7 @@ export const rateLimit = (cls: RateClass): MiddlewareHandler<Env> =>
       { id: `key:${auth.key}:${cls}`, limit: effectiveLimit(cls, key?.[perMinute]) },
       { id: `project:${auth.projectId}:${cls}`, limit: effectiveLimit(cls) },
     ]
-    const deploymentId = resolvers.map((r) => r(c)).find((id) => id !== undefined)
+    const deploymentId = deploymentOfRequest(c)
     const deployment = deploymentId ? getDeployment(db, deploymentId) : undefined
     if (deployment && deployment.project_id === auth.projectId) {
       scopes.push({

@@ -15,7 +15,7 @@ import {
 } from '../domain/files.js'
 import { ApiError } from '../errors.js'
 import { route } from '../http/route.js'
-import { addDeploymentResolver, rateLimit } from '../middleware/rate-limit.js'
+import { rateLimit } from '../middleware/rate-limit.js'
 import {
   getArtifactFile,
   getDownloadToken,
@@ -25,13 +25,7 @@ import {
   type StoredFile,
 } from '../store/files.js'
 import { getApiKey, getProject } from '../store/projects.js'
-import { findSession, sessionLookupRegistered } from './files.js'
-
-// RATE-002: artifact reads and downloads also count against the artifact's Deployment.
-addDeploymentResolver((c) => {
-  const id = c.req.param('artifact_id')
-  return id ? (getArtifactFile(c.var.deps.db, id)?.deployment_id ?? undefined) : undefined
-})
+import { findSession } from '../access/access.js'
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -59,9 +53,7 @@ function readableArtifact(c: Context<Env>, artifactId: string): StoredFile {
     !a ||
     a.project_id !== auth.projectId ||
     (a.deployment_id !== null && !auth.deploymentIds.includes(a.deployment_id)) ||
-    (a.session_id !== null &&
-      sessionLookupRegistered() &&
-      findSession(db, a.session_id, clock.nowMs()) === undefined)
+    (a.session_id !== null && findSession(db, a.session_id, clock.nowMs()) === undefined)
   if (outside) throw new ApiError('NOT_FOUND', { message: 'No such artifact.' })
   return a
 }

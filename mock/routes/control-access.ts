@@ -12,7 +12,7 @@
 import { Hono } from 'hono'
 import type { Deps, Env } from '../deps.js'
 import { ApiError } from '../errors.js'
-import { finishExecution } from '../execution/executor.js'
+import { finishExecution } from '../execution/lifecycle.js'
 import {
   openExecutionsOfDeployment,
   openExecutionsOfKey,

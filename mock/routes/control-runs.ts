@@ -6,7 +6,7 @@
 import type { Context, Hono } from 'hono'
 import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
-import { finishExecution } from '../execution/executor.js'
+import { finishExecution } from '../execution/lifecycle.js'
 import { getExecution, openRunsOfWorkflow, saveExecution } from '../store/executions.js'
 import { getWorkflow, publishWorkflow, stopWorkflow, type Workflow } from '../store/workflows.js'
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createTimerKinds } from '../clock/timer-kinds.js'
+import type { TimerKinds } from '../clock/timer-kinds.js'
 import { createMock, type Mock } from '../index.js'
 import { takeScenario } from '../store/scenarios.js'
 
@@ -13,9 +13,10 @@ let mock: Mock
 const fired: string[] = []
 beforeEach(async () => {
   fired.length = 0
-  const kinds = createTimerKinds().register<string>('test.tick', (n, { nowMs }) => {
-    fired.push(`${n}@${new Date(nowMs).toISOString()}`)
-  })
+  const kinds = (k: TimerKinds) =>
+    k.register<string>('test.tick', (n, { nowMs }) => {
+      fired.push(`${n}@${new Date(nowMs).toISOString()}`)
+    })
   mock = await createMock({ timerKinds: kinds })
 })
 afterEach(() => mock.close())

@@ -30,7 +30,7 @@ import {
 import { getWorkflow } from '../store/workflows.js'
 import { artifactDetail } from './artifacts.js'
 import { controlRunRoutes } from './control-runs.js'
-import { findSession, sessionLookupRegistered } from './files.js'
+import { findSession } from '../access/access.js'
 import { budgetView, rehearseSpend } from '../execution/ledger.js'
 import { setApiKeyScopes } from '../store/key-scopes.js'
 import { setProjectBudgets } from '../store/usage.js'
@@ -269,7 +269,7 @@ export function controlRoutes(): Hono<Env> {
       })
     }
     const nowMs = clock.nowMs()
-    if (b.session_id !== undefined && sessionLookupRegistered()) {
+    if (b.session_id !== undefined) {
       const session = findSession(db, b.session_id, nowMs)
       if (session?.project_id !== b.project_id) {
         throw new ApiError('NOT_FOUND', { message: `no Session with id "${b.session_id}"` })

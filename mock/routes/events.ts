@@ -7,9 +7,8 @@
 import type { Context, Hono } from 'hono'
 import type { Deps, Env } from '../deps.js'
 import { ApiError } from '../errors.js'
-import { accessProblem, type Aggregate } from '../events/access.js'
+import { accessProblem, type Aggregate } from '../access/access.js'
 import { EVENT_RETENTION_MS, getEvent } from '../events/log.js'
-import { installEventMapping } from '../events/mapping.js'
 import { openStream } from '../events/sse.js'
 import { route } from '../http/route.js'
 import { getExecution, latestTurnOfSession } from '../store/executions.js'
@@ -71,8 +70,6 @@ function resumeAfter(
 }
 
 export function eventRoutes(app: Hono<Env>): void {
-  installEventMapping()
-
   route(app, 'streamSessionEvents', (c) => {
     const deps = c.var.deps
     const cursor = requestCursor(c)

@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createMock, type Mock } from '../index.js'
 import { memoryLog } from '../util/log.js'
-import { setSessionLookup, type SessionInfo } from './files.js'
 
 const A = {
   project: 'aaaaaaaa-0000-4000-8000-000000000000',
@@ -16,17 +15,43 @@ const DAY = 24 * 3600_000
 
 let mock: Mock
 let log: ReturnType<typeof memoryLog>
-const sessions = new Map<string, SessionInfo>()
 beforeEach(async () => {
   log = memoryLog()
   mock = await createMock({ log })
-  sessions.clear()
-  setSessionLookup((_db, id) => sessions.get(id))
 })
 afterEach(() => {
-  setSessionLookup(undefined)
   mock.close()
 })
+
+let sessionIdem = 0
+/** A real Session of the Deployment (its first Turn ends 5 s later under the default scenario). */
+async function newSession(deploymentId: string, key = 'sk_test_a_full'): Promise<string> {
+  const res = await mock.app.request(`/v1/deployments/${deploymentId}/sessions`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${key}`,
+      'Content-Type': 'application/json',
+      'Idempotency-Key': `session-${++sessionIdem}`,
+    },
+    body: JSON.stringify({ input: [{ type: 'TEXT', text: 'hello' }] }),
+  })
+  expect(res.status).toBe(202)
+  return ((await res.json()) as { session_id: string }).session_id
+}
+
+async function closeSession(sessionId: string): Promise<void> {
+  await mock.clock.advance(10)
+  const res = await mock.app.request(`/v1/sessions/${sessionId}/close`, {
+    method: 'POST',
+    headers: {
+      Authorization: 'Bearer sk_test_a_full',
+      'Content-Type': 'application/json',
+      'Idempotency-Key': `close-${sessionId}`,
+    },
+    body: '{}',
+  })
+  expect(res.status).toBe(200)
+}
 
 let idem = 0
 function upload(path: string, key = 'sk_test_a_full', name = 'hello.txt') {
@@ -42,54 +67,50 @@ const code = async (res: Response) => ((await res.json()) as { error: { code: st
 
 describe('session file uploads', () => {
   it('stores a file of an active Session for 30 days (RET-007)', async () => {
-    sessions.set('s1', { project_id: A.project, deployment_id: A.d1, status: 'ACTIVE' })
-    const res = await upload('/v1/sessions/s1/files')
+    const s1 = await newSession(A.d1)
+    const res = await upload(`/v1/sessions/${s1}/files`)
     expect(res.status).toBe(201)
     const body = (await res.json()) as { expires_at: string }
     expect(Date.parse(body.expires_at)).toBe(mock.clock.now().getTime() + 30 * DAY)
   })
 
   it('answers 409 SESSION_CLOSED for a closed Session and 410 SESSION_EXPIRED for an expired one', async () => {
-    sessions.set('closed', { project_id: A.project, deployment_id: A.d1, status: 'CLOSED' })
-    sessions.set('old', { project_id: A.project, deployment_id: A.d1, status: 'EXPIRED' })
-    const closed = await upload('/v1/sessions/closed/files')
+    const oldId = await newSession(A.d1)
+    await mock.clock.advance(31 * 24 * 3600)
+    const closedId = await newSession(A.d1)
+    await closeSession(closedId)
+    const closed = await upload(`/v1/sessions/${closedId}/files`)
     expect([closed.status, await code(closed)]).toEqual([409, 'SESSION_CLOSED'])
-    const old = await upload('/v1/sessions/old/files')
+    const old = await upload(`/v1/sessions/${oldId}/files`)
     expect([old.status, await code(old)]).toEqual([410, 'SESSION_EXPIRED'])
   })
 
   it('answers 404 for a Session of another Project, of a Deployment the key may not call, or unknown', async () => {
-    sessions.set('c', { project_id: C.project, deployment_id: C.d1, status: 'ACTIVE' })
-    sessions.set('d2', { project_id: A.project, deployment_id: A.d2, status: 'ACTIVE' })
+    const c = await newSession(C.d1, 'sk_test_c_full')
+    const d2 = await newSession(A.d2)
     for (const [path, key] of [
-      ['/v1/sessions/c/files', 'sk_test_a_full'],
-      ['/v1/sessions/d2/files', 'sk_test_a_one_deployment'],
-      ['/v1/sessions/none/files', 'sk_test_a_full'],
+      [`/v1/sessions/${c}/files`, 'sk_test_a_full'],
+      [`/v1/sessions/${d2}/files`, 'sk_test_a_one_deployment'],
+      ['/v1/sessions/aaaaaaaa-5e55-4000-8000-000000000000/files', 'sk_test_a_full'],
     ] as const) {
       const res = await upload(path, key)
       expect([res.status, await code(res)]).toEqual([404, 'NOT_FOUND'])
     }
-    expect((await upload('/v1/sessions/d2/files')).status).toBe(201)
+    expect((await upload(`/v1/sessions/${d2}/files`)).status).toBe(201)
   })
 
   it("refuses a file type outside the Session Deployment's input_mime_types with 415 (DEP-005)", async () => {
     // Deployment 2 of Project A accepts text/plain, text/markdown, text/csv and application/pdf only.
-    sessions.set('s2', { project_id: A.project, deployment_id: A.d2, status: 'ACTIVE' })
+    const s2 = await newSession(A.d2)
     const form = new FormData()
     form.append('file', new File(['{"a":1}'], 'data.json', { type: 'application/json' }))
-    const res = await mock.app.request('/v1/sessions/s2/files', {
+    const res = await mock.app.request(`/v1/sessions/${s2}/files`, {
       method: 'POST',
       body: form,
       headers: { Authorization: 'Bearer sk_test_a_full', 'Idempotency-Key': 'narrow' },
     })
     expect([res.status, await code(res)]).toEqual([415, 'UNSUPPORTED_FILE_TYPE'])
-    expect((await upload('/v1/sessions/s2/files')).status).toBe(201)
-  })
-
-  it('answers 404 for every Session while no Session lookup is registered', async () => {
-    sessions.set('s1', { project_id: A.project, deployment_id: A.d1, status: 'ACTIVE' })
-    setSessionLookup(undefined)
-    expect((await upload('/v1/sessions/s1/files')).status).toBe(404)
+    expect((await upload(`/v1/sessions/${s2}/files`)).status).toBe(201)
   })
 })
 

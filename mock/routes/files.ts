@@ -2,7 +2,7 @@
  * Uploads (Endpoints > Files and artifacts): POST /v1/files and POST /v1/sessions/{session_id}/files. The
  * pipeline reads the one `file` part (20 MiB, FILE_TOO_LARGE) and handles Idempotency-Key; this module applies
  * the filename, type, balance and storage rules and stores the file with its retention (24 hours ahead of use,
- * 30 days in a Session). Sessions plug in through setSessionLookup().
+ * 30 days in a Session).
  */
 import type { Context, Hono } from 'hono'
 import type { Env } from '../deps.js'
@@ -21,37 +21,10 @@ import {
 } from '../domain/files.js'
 import { ApiError } from '../errors.js'
 import { route, type Reply } from '../http/route.js'
-import type { Db } from '../store/db.js'
+import { findSession, type SessionInfo } from '../access/access.js'
 import { getDeployment } from '../store/deployments.js'
 import { insertInputFile, storageInUse, type StoredFile } from '../store/files.js'
 import { getProject } from '../store/projects.js'
-
-/** What the upload and artifact paths need to know of a Session. EXPIRED: content retention ended. */
-export type SessionInfo = {
-  project_id: string
-  deployment_id: string
-  status: 'ACTIVE' | 'CLOSED' | 'EXPIRED'
-  /** Held by a workflow step: Session paths refuse it (409 WORKFLOW_MANAGED_SESSION). */
-  workflow_managed?: boolean
-}
-
-/** Finds a Session that is not deleted (undefined: absent or deleted). Registered by the Sessions code. */
-export type SessionLookup = (db: Db, sessionId: string, nowMs: number) => SessionInfo | undefined
-
-let lookupSession: SessionLookup | undefined
-
-/** Plugs the Session store in (undefined unplugs it: every Session is then unknown). */
-export function setSessionLookup(fn: SessionLookup | undefined): void {
-  lookupSession = fn
-}
-
-/** True once the Sessions code has registered its lookup. */
-export const sessionLookupRegistered = (): boolean => lookupSession !== undefined
-
-/** The Session as the lookup sees it, or undefined when absent or when no lookup is registered. */
-export function findSession(db: Db, sessionId: string, nowMs: number): SessionInfo | undefined {
-  return lookupSession?.(db, sessionId, nowMs)
-}
 
 /** The FileReceipt of a stored input file (FILE-001). */
 export const fileReceipt = (f: StoredFile) => ({
@@ -65,16 +38,12 @@ export const fileReceipt = (f: StoredFile) => ({
 })
 
 /** The content check is asynchronous (file-type); it runs before the synchronous idempotent handler. */
-const typeChecks = new WeakMap<Request, 'UNSUPPORTED_FILE_TYPE' | undefined>()
-
 async function inspectUpload(c: Context<Env>): Promise<void> {
-  const upload = c.var.input!.upload!
-  typeChecks.set(
-    c.req.raw,
-    filenameProblem(upload.filename)
-      ? undefined
-      : await fileTypeProblem(upload.filename, upload.mimeType, upload.bytes),
-  )
+  const input = c.var.input!
+  const upload = input.upload!
+  input.uploadTypeProblem = filenameProblem(upload.filename)
+    ? undefined
+    : await fileTypeProblem(upload.filename, upload.mimeType, upload.bytes)
 }
 
 /** A Session the key may upload to: 404 when absent or outside access, 409 when closed, 410 when expired. */
@@ -115,7 +84,7 @@ function upload(c: Context<Env>, sessionId?: string): Reply {
   // ERR-047, SIZE-010: allowed extension and MIME pair, content really that format, nothing unsafe; a
   // Session file also within its Deployment's input_mime_types (DEP-005, applied at upload: assumed).
   const narrowedTo = session && getDeployment(db, session.deployment_id)?.input_mime_types
-  if (typeChecks.get(c.req.raw) || !isAllowedPair(file.filename, file.mimeType, narrowedTo)) {
+  if (c.var.input!.uploadTypeProblem || !isAllowedPair(file.filename, file.mimeType, narrowedTo)) {
     throw new ApiError('UNSUPPORTED_FILE_TYPE', {
       message:
         'The extension and MIME type are not an allowed pair, or the content is not that format or is unsafe (macro document, encrypted PDF).',

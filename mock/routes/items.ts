@@ -8,7 +8,6 @@ import type { Hono } from 'hono'
 import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { EVENT_RETENTION_MS, getEvent, visibleEventsAfter } from '../events/log.js'
-import { installEventMapping } from '../events/mapping.js'
 import { itemEnvelope } from '../events/public.js'
 import { route } from '../http/route.js'
 import { visibleSession } from './sessions.js'
@@ -20,8 +19,6 @@ const MAX_PAGE_BYTES = 256 * 1024
 const PAGE_OVERHEAD_BYTES = 64
 
 export function itemRoutes(app: Hono<Env>): void {
-  installEventMapping()
-
   route(app, 'listSessionItems', (c) => {
     const deps = c.var.deps
     const session = visibleSession(c, c.req.param('session_id')!)

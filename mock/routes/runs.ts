@@ -19,7 +19,7 @@ import {
   type ApprovalResolve,
   type QuestionResolve,
 } from '../execution/actions.js'
-import { finishExecution, requestRunCancel } from '../execution/executor.js'
+import { finishExecution, requestRunCancel } from '../execution/lifecycle.js'
 import { reviewTooLarge } from '../domain/actions.js'
 import { route } from '../http/route.js'
 import {

@@ -8,15 +8,14 @@ import type { Context, Hono } from 'hono'
 import type { Deps, Env } from '../deps.js'
 import { ApiError, apiErrorOf } from '../errors.js'
 import { checkConcurrency, nextScenario, reserveSu } from '../execution/accept.js'
-import { acceptExecution, finishExecution, isExecutionOpen } from '../execution/executor.js'
-import { route, setExecutionOpenCheck, type Reply } from '../http/route.js'
+import { acceptExecution, finishExecution } from '../execution/lifecycle.js'
+import { route, type Reply } from '../http/route.js'
 import {
   actionOf,
   assertNotEnded,
   resolveQuestion,
   type QuestionResolve,
 } from '../execution/actions.js'
-import { addDeploymentResolver } from '../middleware/rate-limit.js'
 import type { Deployment } from '../store/deployments.js'
 import {
   countAdmitted,
@@ -32,7 +31,6 @@ import {
   type SessionRecord,
 } from '../store/executions.js'
 import { callableDeployment } from './deployments.js'
-import { setSessionLookup } from './files.js'
 import { bindFileToExecution, deleteSessionFiles, getUsableInputFile } from '../store/files.js'
 import { presentOutputs } from '../execution/outputs.js'
 import { decodeCursor, encodeCursor } from './cursors.js'
@@ -201,25 +199,6 @@ function requestCancel(deps: Deps, e: ExecutionRecord, code: string): void {
 }
 
 export function sessionRoutes(app: Hono<Env>): void {
-  setExecutionOpenCheck(isExecutionOpen)
-  // Session files (POST /v1/sessions/{id}/files) see Sessions through this lookup; workflow-held ones are hidden.
-  setSessionLookup((db, id, nowMs) => {
-    const s = getSession(db, id)
-    if (!s || s.deleted_at !== null) return undefined
-    const expired = nowMs >= s.last_activity_at + SESSION_IDLE_MS
-    return {
-      project_id: s.project_id,
-      deployment_id: s.deployment_id,
-      status: expired ? 'EXPIRED' : s.status,
-      workflow_managed: s.workflow_run_id !== null,
-    }
-  })
-  // Session paths count against the Session's Deployment (RATE rules).
-  addDeploymentResolver((c) => {
-    const id = c.req.param('session_id')
-    return id ? getSession(c.var.deps.db, id)?.deployment_id : undefined
-  })
-
   route(app, 'createSession', (c) => {
     const deployment = callableDeployment(c, c.req.param('deployment_id')!)
     const body = c.var.input!.body as CreateBody

@@ -11,12 +11,13 @@ import type { Env } from '../deps.js'
 import { DEFAULT_RETENTION_DAYS, jsonLimitProblem } from '../domain/run.js'
 import { ApiError, apiErrorOf } from '../errors.js'
 import { checkConcurrency, nextScenario, reserveSu } from '../execution/accept.js'
-import { acceptExecution } from '../execution/executor.js'
+import { acceptExecution } from '../execution/lifecycle.js'
 import { route } from '../http/route.js'
 import { countAdmitted, insertSession } from '../store/executions.js'
 import { interactiveActionsEnabled } from '../store/actions.js'
 import { bindFileToExecution, getUsableInputFile } from '../store/files.js'
 import { getWorkflow, type Workflow, type WorkflowLimits } from '../store/workflows.js'
+import { memoize } from '../util/memo.js'
 
 // ajv-formats is CommonJS: its callable is the default export's `default` under NodeNext.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
@@ -69,19 +70,12 @@ function workflowBody(w: Workflow) {
 
 const inputAjv = new Ajv2020({ strict: false, allErrors: true })
 addFormats(inputAjv)
-const inputValidators = new Map<string, ValidateFunction>()
-
-/** The compiled input_schema of a published version (cached by workflow id, version and schema text). */
-function inputValidator(w: Workflow): ValidateFunction {
-  const text = JSON.stringify(w.input_schema)
-  const key = `${w.id}@${w.published_version}:${text}`
-  let v = inputValidators.get(key)
-  if (!v) {
-    v = inputAjv.compile(w.input_schema)
-    inputValidators.set(key, v)
-  }
-  return v
-}
+/** The compiled input_schema of a published version, by schema text. */
+const inputValidatorOfText = memoize((text): ValidateFunction =>
+  inputAjv.compile(JSON.parse(text) as object),
+)
+const inputValidator = (w: Workflow): ValidateFunction =>
+  inputValidatorOfText(JSON.stringify(w.input_schema))
 
 const schemaProblems = (errors: ErrorObject[] | null | undefined) =>
   (errors ?? []).slice(0, 20).map((e) => ({

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createTimerKinds } from '../clock/timer-kinds.js'
+import type { TimerKinds } from '../clock/timer-kinds.js'
 import { createMock, type Mock } from '../index.js'
 import { enqueueScenario, listScenarioQueue } from './scenarios.js'
 
@@ -14,9 +14,10 @@ afterEach(() => {
 })
 
 function kindsRecording(fired: string[]) {
-  return createTimerKinds().register<string>('test.durable', (name, { nowMs }) => {
-    fired.push(`${name}@${new Date(nowMs).toISOString()}`)
-  })
+  return (kinds: TimerKinds) =>
+    kinds.register<string>('test.durable', (name, { nowMs }) => {
+      fired.push(`${name}@${new Date(nowMs).toISOString()}`)
+    })
 }
 
 describe('durability with --db', () => {

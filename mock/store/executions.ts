@@ -330,3 +330,10 @@ export function sessionsOfRun(db: Db, runId: string): string[] {
     db.stmt('SELECT id FROM sessions WHERE workflow_run_id = ?').all(runId) as { id: string }[]
   ).map((r) => r.id)
 }
+
+/** Whether an execution (Turn or Run) exists and has not ended (idempotency receipts are kept until it ends). */
+export function isExecutionOpen(db: Db, id: string): boolean {
+  const row = db.stmt('SELECT terminal FROM executions WHERE id = ?').get(id) as
+    { terminal: number } | undefined
+  return row !== undefined && row.terminal === 0
+}

@@ -8,7 +8,7 @@
  */
 import type { SideEffect, TimerContext, TimerKinds } from '../clock/timer-kinds.js'
 import type { Deps } from '../deps.js'
-import { onEventAppended, type EventRecord } from '../events/log.js'
+import type { EventRecord } from '../events/log.js'
 import { getSession } from '../store/executions.js'
 import { MAX_BODY_BYTES, notificationBody, subscribedTypes } from './notification.js'
 import { sendNotification, type AttemptOutcome } from './sender.js'
@@ -42,22 +42,17 @@ export type AttemptPayload = { delivery_id: string }
 /** Timers of one endpoint share a subject, so a change of the endpoint cancels them together. */
 export const endpointSubject = (endpointId: string): string => `webhook-endpoint:${endpointId}`
 
-let listening = false
-
-/** Registers the `webhook.attempt` timer kind and (once per process) the event listener that makes deliveries. */
+/** Registers the `webhook.attempt` timer kind. */
 export function registerWebhookTimers(kinds: TimerKinds): void {
   kinds.register<AttemptPayload>(WEBHOOK_ATTEMPT, attemptHandler)
-  if (!listening) {
-    listening = true
-    onEventAppended(createDeliveries)
-  }
 }
 
-/** WHN-001: one delivery per endpoint of the event's Project subscribed to its type, first attempt due now. */
+/**
+ * The event-appended listener, WHN-001: one delivery per endpoint of the event's Project subscribed to its
+ * type, first attempt due now.
+ */
 export function createDeliveries(deps: Deps, event: EventRecord): void {
-  const { db, clock, scheduler } = deps
-  // A mock built with its own timer registry (unit tests) has no webhook delivery.
-  if (!scheduler.kinds.has(WEBHOOK_ATTEMPT)) return
+  const { db, clock } = deps
   const endpoints = activeEndpoints(db, event.project_id).filter((e) =>
     subscribedTypes(e.event_types).includes(event.type),
   )

@@ -1,14 +1,38 @@
 /**
- * Who may read an aggregate's events, decided from the store alone (no request context), so an open SSE
- * stream can re-check it on every delivery and keep-alive (Authentication 6, AUTH-010): the key is still
- * usable, still holds the scopes, its Project is approved, and the Session or Run is still visible to it.
+ * Access (Authentication 3-6): whether a key may see a Session or a Run, decided from the store alone (no
+ * request context), so routes, uploads, artifact reads and an open SSE stream's re-check on every delivery
+ * and keep-alive (AUTH-010) apply one rule: the key is still usable, still holds the scopes, its Project is
+ * approved, and the Session or Run is still visible to it.
  */
 import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
+import type { AggregateKind } from '../events/log.js'
 import { SESSION_IDLE_MS } from '../routes/sessions.js'
+import type { Db } from '../store/db.js'
 import { getExecution, getSession } from '../store/executions.js'
 import { getApiKey, getProject } from '../store/projects.js'
-import type { AggregateKind } from './log.js'
+
+/** What the upload and artifact paths need to know of a Session. EXPIRED: content retention ended. */
+export type SessionInfo = {
+  project_id: string
+  deployment_id: string
+  status: 'ACTIVE' | 'CLOSED' | 'EXPIRED'
+  /** Held by a workflow step: Session paths refuse it (409 WORKFLOW_MANAGED_SESSION). */
+  workflow_managed: boolean
+}
+
+/** A Session that is not deleted, as uploads and artifact reads see it (undefined: absent or deleted). */
+export function findSession(db: Db, sessionId: string, nowMs: number): SessionInfo | undefined {
+  const s = getSession(db, sessionId)
+  if (!s || s.deleted_at !== null) return undefined
+  const expired = nowMs >= s.last_activity_at + SESSION_IDLE_MS
+  return {
+    project_id: s.project_id,
+    deployment_id: s.deployment_id,
+    status: expired ? 'EXPIRED' : s.status,
+    workflow_managed: s.workflow_run_id !== null,
+  }
+}
 
 /** Scopes each stream needs (streamSessionEvents, streamRunEvents). */
 export const STREAM_SCOPES: Record<AggregateKind, readonly string[]> = {

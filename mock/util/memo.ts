@@ -1,0 +1,26 @@
+/**
+ * Memos of pure computations (a compiled JSON Schema, a parsed file that never changes): the only kind of
+ * module-level value in mock/ that is built after load. What they hold is the same for every mock instance
+ * and never changes, so no instance can observe another through them. State lives on the instance (deps).
+ */
+
+/** A value made on first use and kept. */
+export function lazy<T>(make: () => T): () => T {
+  const box: { value?: T; made: boolean } = { made: false }
+  return () => {
+    if (!box.made) {
+      box.value = make()
+      box.made = true
+    }
+    return box.value as T
+  }
+}
+
+/** A pure function of a string key, computed once per key. */
+export function memoize<V>(compute: (key: string) => V): (key: string) => V {
+  const results = new Map<string, V>()
+  return (key) => {
+    if (!results.has(key)) results.set(key, compute(key))
+    return results.get(key) as V
+  }
+}
