@@ -7,6 +7,7 @@ import type { Deps } from '../deps.js'
 import { maskPublicText } from '../domain/result-rules.js'
 import { TERMINAL_STATUSES, type ExecutionEvent } from '../execution/lifecycle.js'
 import { pendingActionOf, requiredActionView } from '../execution/actions.js'
+import { countEventsOfType, resultItemIdsOfTurn } from '../store/events.js'
 import {
   getExecution,
   getSession,
@@ -14,7 +15,7 @@ import {
   type ExecutionRecord,
   type OutputItem,
 } from '../store/executions.js'
-import { appendEvent, countEventsOfType, resultItemIdsOfTurn, type EventRecord } from './log.js'
+import { appendEvent, type EventRecord } from './log.js'
 
 /** OUTCOME item_ids hold at most 100 ids (Item envelope and page). */
 const MAX_ITEM_IDS = 100
@@ -94,7 +95,7 @@ function mapTurn(deps: Deps, ev: ExecutionEvent): void {
         kind: 'OUTCOME',
         status: e.status,
         error: publicError(e),
-        item_ids: resultItemIdsOfTurn(deps, session.id, e.id, MAX_ITEM_IDS),
+        item_ids: resultItemIdsOfTurn(deps.db, session.id, e.id, MAX_ITEM_IDS),
         usage: usageOf(e),
       },
     })
@@ -187,7 +188,7 @@ function mapRun(deps: Deps, ev: ExecutionEvent): void {
 
 /** One run.step.completed per unique step done that has none yet (step ids step-1, step-2, ...). */
 function appendStepsUpTo(deps: Deps, run: ExecutionRecord, completed: number): void {
-  const done = countEventsOfType(deps, run.id, 'run.step.completed')
+  const done = countEventsOfType(deps.db, run.id, 'run.step.completed')
   for (let n = done + 1; n <= completed; n++)
     appendRunStepCompleted(deps, run.id, `step-${n}`, 'SUCCEEDED')
 }

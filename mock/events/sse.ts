@@ -9,9 +9,10 @@ import { setImmediate } from 'node:timers'
 import { wallTimeout } from '../clock/wall-timeout.js'
 import type { Deps } from '../deps.js'
 import type { ApiError } from '../errors.js'
+import { visibleEventsAfter } from '../store/events.js'
 import { getTimer } from '../store/timers.js'
 import { accessProblem, type Aggregate } from '../access/access.js'
-import { EVENT_RETENTION_MS, visibleEventsAfter, type EventRecord } from './log.js'
+import { EVENT_RETENTION_MS, type EventRecord } from './log.js'
 import { errorFrame, eventFrame, KEEP_ALIVE_FRAME } from './public.js'
 
 /** The `sse.keep-alive` timer kind: one timer row per open stream, due keepAliveMs after the previous one. */
@@ -201,7 +202,13 @@ function pumpOnce(stream: Stream): void {
   while (!stream.closed) {
     if (!hasRoom(stream)) return stall(stream)
     const since = deps.clock.nowMs() - EVENT_RETENTION_MS
-    const batch = visibleEventsAfter(deps, stream.aggregate.id, stream.lastSequence, since, BATCH)
+    const batch = visibleEventsAfter(
+      deps.db,
+      stream.aggregate.id,
+      stream.lastSequence,
+      since,
+      BATCH,
+    )
     if (batch.length === 0) return
     if (!checked) {
       // AUTH-010: permissions are re-checked before each delivery.

@@ -8,9 +8,10 @@ import type { Context, Hono } from 'hono'
 import type { Deps, Env } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { accessProblem, type Aggregate } from '../access/access.js'
-import { EVENT_RETENTION_MS, getEvent } from '../events/log.js'
+import { EVENT_RETENTION_MS } from '../events/log.js'
 import { openStream } from '../events/sse.js'
 import { route } from '../http/route.js'
+import { getEvent } from '../store/events.js'
 import { getExecution, latestTurnOfSession } from '../store/executions.js'
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
@@ -46,7 +47,7 @@ function resumeAfter(
   recovery: () => Recovery,
   contentExpired: boolean,
 ): number {
-  const event = getEvent(deps, cursor)
+  const event = getEvent(deps.db, cursor)
   if (!event)
     throw new ApiError('INVALID_CURSOR', {
       message: 'The cursor is not an event id of this stream.',

@@ -7,9 +7,10 @@
 import type { Hono } from 'hono'
 import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
-import { EVENT_RETENTION_MS, getEvent, visibleEventsAfter } from '../events/log.js'
+import { EVENT_RETENTION_MS } from '../events/log.js'
 import { itemEnvelope } from '../events/public.js'
 import { route } from '../http/route.js'
+import { getEvent, visibleEventsAfter } from '../store/events.js'
 import { visibleSession } from './sessions.js'
 
 const DEFAULT_LIMIT = 50
@@ -28,7 +29,7 @@ export function itemRoutes(app: Hono<Env>): void {
     }
     let afterSequence = 0
     if (after !== undefined) {
-      const cursor = getEvent(deps, after)
+      const cursor = getEvent(deps.db, after)
       if (!cursor || cursor.aggregate_kind !== 'SESSION' || cursor.aggregate_id !== session.id)
         throw new ApiError('INVALID_CURSOR', {
           message: 'The cursor is not an item of this Session.',
@@ -37,7 +38,7 @@ export function itemRoutes(app: Hono<Env>): void {
       afterSequence = cursor.sequence
     }
     const since = deps.clock.nowMs() - EVENT_RETENTION_MS
-    const rows = visibleEventsAfter(deps, session.id, afterSequence, since, limit + 1)
+    const rows = visibleEventsAfter(deps.db, session.id, afterSequence, since, limit + 1)
     const items: ReturnType<typeof itemEnvelope>[] = []
     let bytes = PAGE_OVERHEAD_BYTES
     for (const row of rows.slice(0, limit)) {

@@ -9,18 +9,9 @@ import type { Context, Hono } from 'hono'
 import type { Deps, Env } from '../deps.js'
 import { decide } from '../domain/rate-limits.js'
 import { ApiError } from '../errors.js'
-import { getEvent } from '../events/log.js'
 import { route, type Reply } from '../http/route.js'
+import { getEvent } from '../store/events.js'
 import { getRateWindow, putRateWindow } from '../store/rate-windows.js'
-import { cancelWaitingDeliveries, deliveryView, enqueueDelivery } from '../webhooks/delivery.js'
-import { ROTATION_OVERLAP_S } from '../webhooks/kit/verify.js'
-import {
-  bareHost,
-  checkEndpointUrl,
-  isPublicAddress,
-  refusedHostName,
-} from '../webhooks/network-rules.js'
-import { SUBSCRIBABLE_EVENT_TYPES, subscribedTypes } from '../webhooks/notification.js'
 import {
   activeEndpoints,
   getDelivery,
@@ -30,7 +21,16 @@ import {
   saveEndpoint,
   type DeliveryStatus,
   type EndpointRecord,
-} from '../webhooks/store.js'
+} from '../store/webhooks.js'
+import { cancelWaitingDeliveries, deliveryView, enqueueDelivery } from '../webhooks/delivery.js'
+import { ROTATION_OVERLAP_S } from '../webhooks/kit/verify.js'
+import {
+  bareHost,
+  checkEndpointUrl,
+  isPublicAddress,
+  refusedHostName,
+} from '../webhooks/network-rules.js'
+import { SUBSCRIBABLE_EVENT_TYPES, subscribedTypes } from '../webhooks/notification.js'
 import { decodeCursor, encodeCursor } from './cursors.js'
 
 /** WHM-001: endpoints per Project that are not deleted. */
@@ -267,7 +267,7 @@ export function webhookRoutes(app: Hono<Env>): void {
       throw new ApiError('NOT_FOUND', { message: 'The endpoint of this delivery was deleted.' })
     }
     const nowMs = clock.nowMs()
-    const event = getEvent(deps, original.event_id)
+    const event = getEvent(deps.db, original.event_id)
     if (!event || nowMs >= event.created_at + EVENT_RETENTION_MS) {
       throw new ApiError('NOT_FOUND', { message: 'The event of this delivery is past retention.' })
     }

@@ -23,7 +23,7 @@ import {
   saveDelivery,
   waitingDeliveries,
   type DeliveryRecord,
-} from './store.js'
+} from '../store/webhooks.js'
 
 export const WEBHOOK_ATTEMPT = 'webhook.attempt'
 

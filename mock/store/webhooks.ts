@@ -1,8 +1,8 @@
 /**
  * SQL of the webhook tables (mock/store/schema/150-webhooks.sql): endpoints, deliveries and attempt outcomes.
- * Row <-> record mapping only; the rules live in delivery.ts and routes/webhooks.ts.
+ * Row <-> record mapping only; the rules live in mock/webhooks/delivery.ts and mock/routes/webhooks.ts.
  */
-import type { Db } from '../store/db.js'
+import type { Db } from './db.js'
 
 export type EndpointStatus = 'ACTIVE' | 'DELETED'
 
