@@ -14,8 +14,41 @@ import { requestId } from './middleware/request-id.js'
 import { controlRoutes } from './routes/control.js'
 import { controlAccessRoutes } from './routes/control-access.js'
 import { controlActionRoutes } from './routes/control-actions.js'
-import { managementRoutes } from './routes/management.js'
-import { v1Routes } from './routes/v1.js'
+import { controlRunRoutes } from './routes/control-runs.js'
+import { artifactRoutes } from './routes/artifacts.js'
+import { deploymentRoutes } from './routes/deployments.js'
+import { eventRoutes } from './routes/events.js'
+import { fileRoutes } from './routes/files.js'
+import { itemRoutes } from './routes/items.js'
+import { runRoutes } from './routes/runs.js'
+import { sessionRoutes } from './routes/sessions.js'
+import { usageRoutes } from './routes/usage.js'
+import { webhookRoutes } from './routes/webhooks.js'
+import { workflowRoutes } from './routes/workflows.js'
+import { worksRoutes } from './routes/works.js'
+
+/** The /v1 resource families (API key): each registers its documented operations through route(). */
+const V1_FAMILIES = [
+  deploymentRoutes,
+  fileRoutes,
+  artifactRoutes,
+  sessionRoutes,
+  usageRoutes,
+  worksRoutes,
+  workflowRoutes,
+  runRoutes,
+  eventRoutes,
+  itemRoutes,
+] as const
+/** The management API under /api/runtime (owner login token, never an API key). */
+const MANAGEMENT_FAMILIES = [webhookRoutes] as const
+
+/** A fresh sub-app with the families' routes. */
+function mount(families: readonly ((app: Hono<Env>) => void)[]): Hono<Env> {
+  const app = new Hono<Env>()
+  for (const register of families) register(app)
+  return app
+}
 
 export function createApp(deps: Deps): Hono<Env> {
   const app = new Hono<Env>()
@@ -31,8 +64,9 @@ export function createApp(deps: Deps): Hono<Env> {
   app.route('/_mock', controlRoutes())
   app.route('/_mock', controlAccessRoutes())
   app.route('/_mock', controlActionRoutes())
-  app.route('/v1', v1Routes())
-  app.route('/api/runtime', managementRoutes())
+  app.route('/_mock', controlRunRoutes())
+  app.route('/v1', mount(V1_FAMILIES))
+  app.route('/api/runtime', mount(MANAGEMENT_FAMILIES))
 
   app.onError((err, c) => errorResponse(c, err))
 

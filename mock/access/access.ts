@@ -1,18 +1,107 @@
 /**
- * Access (Authentication 3-6): whether a key may see a Session or a Run, decided from the store alone (no
- * request context), so routes, uploads, artifact reads and an open SSE stream's re-check on every delivery
- * and keep-alive (AUTH-010) apply one rule: the key is still usable, still holds the scopes, its Project is
- * approved, and the Session or Run is still visible to it.
+ * Access (Authentication 3-6; What the service does: isolation): the one home of "is this key usable" and
+ * "may this key see this Deployment, Session or Run". Routes, uploads, artifact reads and an open SSE
+ * stream's re-check on every delivery and keep-alive (AUTH-010) all ask here, so every path answers alike:
+ * anything outside the key's access is 404 NOT_FOUND, as if absent (SVC-002).
  */
-import type { Deps } from '../deps.js'
+import type { AuthInfo, Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
 import type { AggregateKind } from '../events/log.js'
 import { SESSION_IDLE_MS } from '../routes/sessions.js'
 import type { Db } from '../store/db.js'
-import { getExecution, getSession } from '../store/executions.js'
-import { getApiKey, getProject } from '../store/projects.js'
+import { getDeployment, type Deployment } from '../store/deployments.js'
+import {
+  getExecution,
+  getSession,
+  type RunRecord,
+  type SessionRecord,
+} from '../store/executions.js'
+import { getArtifactFile, type StoredFile } from '../store/files.js'
+import { getApiKey, getProject, type ApiKey } from '../store/projects.js'
+import { runContentExpired } from '../domain/run.js'
 
-/** What the upload and artifact paths need to know of a Session. EXPIRED: content retention ended. */
+/** What a key reaches: its Project and the Deployments allowed for it. */
+export type Grant = Pick<AuthInfo, 'projectId' | 'deploymentIds'>
+
+/** AUTH-006, AUTH-007: a key that exists and is neither revoked nor expired; undefined otherwise. */
+export function usableKey(db: Db, token: string | undefined, nowMs: number): ApiKey | undefined {
+  const key = token === undefined ? undefined : getApiKey(db, token)
+  if (!key || key.revoked || (key.expires_at !== null && key.expires_at <= nowMs)) return undefined
+  return key
+}
+
+/** A Deployment of the key's Project that the key may call; else 404 NOT_FOUND. */
+export function callableDeployment(deps: Deps, grant: Grant, id: string): Deployment {
+  const deployment = getDeployment(deps.db, id)
+  if (!deployment || deployment.project_id !== grant.projectId || !grant.deploymentIds.includes(id))
+    throw new ApiError('NOT_FOUND', { message: 'No such Deployment.' })
+  return deployment
+}
+
+/**
+ * A Session the key may see: of its Project, of a Deployment the key may call, not deleted; else 404
+ * NOT_FOUND. Then, Run request rule 6: one held by workflow steps is 409 WORKFLOW_MANAGED_SESSION; one past
+ * its 30-day idle retention is 410 SESSION_EXPIRED.
+ */
+export function visibleSession(deps: Deps, grant: Grant, id: string): SessionRecord {
+  const session = getSession(deps.db, id)
+  if (
+    !session ||
+    session.project_id !== grant.projectId ||
+    session.deleted_at !== null ||
+    !grant.deploymentIds.includes(session.deployment_id)
+  )
+    throw new ApiError('NOT_FOUND', { message: 'No such Session.' })
+  if (session.workflow_run_id !== null) throw new ApiError('WORKFLOW_MANAGED_SESSION')
+  if (deps.clock.nowMs() >= session.last_activity_at + SESSION_IDLE_MS)
+    throw new ApiError('SESSION_EXPIRED', {
+      message: 'The Session passed its 30-day idle retention.',
+    })
+  return session
+}
+
+/**
+ * A Run of the key's Project that is not deleted (DEL-001) and, unless `withExpiredContent`, not past its
+ * content retention (RET-010); else 404 NOT_FOUND. Assumed: the Run read paths document no 410, so expired
+ * Run content is answered 404; a Run event stream judges expiry itself (EVENT_CURSOR_EXPIRED).
+ */
+export function visibleRun(
+  deps: Deps,
+  grant: Grant,
+  id: string,
+  opts: { withExpiredContent?: boolean } = {},
+): RunRecord {
+  const e = getExecution(deps.db, id)
+  if (
+    !e ||
+    e.kind !== 'RUN' ||
+    !e.run ||
+    e.project_id !== grant.projectId ||
+    (e.deleted_at ?? null) !== null ||
+    (!opts.withExpiredContent &&
+      runContentExpired(e.completed_at, e.run.retention_days, deps.clock.nowMs()))
+  )
+    throw new ApiError('NOT_FOUND', { message: 'No such Run.' })
+  return e as RunRecord
+}
+
+/**
+ * An artifact the key may read now (ART-002: checked on every call): of its Project, of a Deployment the key
+ * may call, and of a Session that still exists; otherwise 404 NOT_FOUND as if absent (SVC-002).
+ */
+export function visibleArtifact(deps: Deps, grant: Grant, artifactId: string): StoredFile {
+  const a = getArtifactFile(deps.db, artifactId)
+  if (
+    !a ||
+    a.project_id !== grant.projectId ||
+    (a.deployment_id !== null && !grant.deploymentIds.includes(a.deployment_id)) ||
+    (a.session_id !== null && findSession(deps.db, a.session_id, deps.clock.nowMs()) === undefined)
+  )
+    throw new ApiError('NOT_FOUND', { message: 'No such artifact.' })
+  return a
+}
+
+/** What artifact reads and the control API need to know of a Session. EXPIRED: content retention ended. */
 export type SessionInfo = {
   project_id: string
   deployment_id: string
@@ -21,7 +110,7 @@ export type SessionInfo = {
   workflow_managed: boolean
 }
 
-/** A Session that is not deleted, as uploads and artifact reads see it (undefined: absent or deleted). */
+/** A Session that is not deleted, whoever asks (undefined: absent or deleted). */
 export function findSession(db: Db, sessionId: string, nowMs: number): SessionInfo | undefined {
   const s = getSession(db, sessionId)
   if (!s || s.deleted_at !== null) return undefined
@@ -43,16 +132,18 @@ export const STREAM_SCOPES: Record<AggregateKind, readonly string[]> = {
 /** An aggregate the key reads: a Session or a Run. */
 export type Aggregate = { kind: AggregateKind; id: string }
 
-/** The key's problem with reading the aggregate now, as the error it would get; undefined when it may. */
+/**
+ * The key's problem with reading the aggregate's events now, as the error it would get; undefined when it
+ * may. Decided from the store alone, so an open stream re-checks it on every delivery and keep-alive.
+ */
 export function accessProblem(
   deps: Deps,
   apiKey: string,
   aggregate: Aggregate,
 ): ApiError | undefined {
   const { db, clock } = deps
-  const nowMs = clock.nowMs()
-  const key = getApiKey(db, apiKey)
-  if (!key || key.revoked || (key.expires_at !== null && key.expires_at <= nowMs))
+  const key = usableKey(db, apiKey, clock.nowMs())
+  if (!key)
     return new ApiError('INVALID_API_KEY', { message: 'The API key was revoked or has expired.' })
   if (!getProject(db, key.project_id)?.approved) return new ApiError('NOT_FOUND')
   const missing = STREAM_SCOPES[aggregate.kind].filter((s) => !key.scopes.includes(s))
@@ -61,29 +152,13 @@ export function accessProblem(
       message: `The key no longer holds ${missing.join(' and ')}.`,
       details: { required_scopes: [STREAM_SCOPES[aggregate.kind]] },
     })
-  if (aggregate.kind === 'SESSION') {
-    const s = getSession(db, aggregate.id)
-    if (
-      !s ||
-      s.project_id !== key.project_id ||
-      !key.deployment_ids.includes(s.deployment_id) ||
-      s.deleted_at !== null
-    )
-      return new ApiError('NOT_FOUND', { message: 'No such Session.' })
-    if (s.workflow_run_id !== null) return new ApiError('WORKFLOW_MANAGED_SESSION')
-    if (nowMs >= s.last_activity_at + SESSION_IDLE_MS)
-      return new ApiError('SESSION_EXPIRED', {
-        message: 'The Session passed its 30-day idle retention.',
-      })
+  const grant: Grant = { projectId: key.project_id, deploymentIds: key.deployment_ids }
+  try {
+    if (aggregate.kind === 'SESSION') visibleSession(deps, grant, aggregate.id)
+    else visibleRun(deps, grant, aggregate.id, { withExpiredContent: true })
     return undefined
+  } catch (error) {
+    if (error instanceof ApiError) return error
+    throw error
   }
-  const run = getExecution(db, aggregate.id)
-  if (
-    !run ||
-    run.kind !== 'RUN' ||
-    run.project_id !== key.project_id ||
-    (run.deleted_at ?? null) !== null
-  )
-    return new ApiError('NOT_FOUND', { message: 'No such Run.' })
-  return undefined
 }

@@ -6,7 +6,8 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
-import { getApiKey, getProject } from '../store/projects.js'
+import { usableKey } from '../access/access.js'
+import { getProject } from '../store/projects.js'
 
 /** `Bearer <token>` with one space-free token, else undefined. */
 export function bearerToken(header: string | undefined): string | undefined {
@@ -17,20 +18,17 @@ export function bearerToken(header: string | undefined): string | undefined {
 /** True when the request carries a usable key of a Project not approved for the beta (SVC: 404 everywhere). */
 export function carriesGatedKey(c: Context<Env>): boolean {
   const { db, clock } = c.var.deps
-  const token = bearerToken(c.req.header('Authorization'))
-  const key = token === undefined ? undefined : getApiKey(db, token)
-  if (!key || key.revoked || (key.expires_at !== null && key.expires_at <= clock.nowMs()))
-    return false
+  const key = usableKey(db, bearerToken(c.req.header('Authorization')), clock.nowMs())
+  if (!key) return false
   return getProject(db, key.project_id)?.approved === false
 }
 
 export const authenticateApiKey = (): MiddlewareHandler<Env> =>
   async function authenticateApiKey(c, next) {
     const { db, clock } = c.var.deps
-    const token = bearerToken(c.req.header('Authorization'))
-    const key = token === undefined ? undefined : getApiKey(db, token)
+    const key = usableKey(db, bearerToken(c.req.header('Authorization')), clock.nowMs())
     // AUTH-001, AUTH-006, AUTH-007: every key problem is the same 401.
-    if (!key || key.revoked || (key.expires_at !== null && key.expires_at <= clock.nowMs())) {
+    if (!key) {
       throw new ApiError('INVALID_API_KEY', {
         message: 'The API key is missing, malformed, revoked or expired.',
       })

@@ -4,7 +4,7 @@
  * content path, where the token replaces the bearer key. Only a SHA-256 of a token is stored; the request log
  * shows the route pattern, never the query string.
  */
-import type { Context, Hono } from 'hono'
+import type { Hono } from 'hono'
 import type { Env } from '../deps.js'
 import {
   DOWNLOAD_TOKEN_LIFETIME_MS,
@@ -25,38 +25,10 @@ import {
   type StoredFile,
 } from '../store/files.js'
 import { getApiKey, getProject } from '../store/projects.js'
-import { findSession } from '../access/access.js'
+import { visibleArtifact } from '../access/access.js'
+import { artifactDetail } from '../domain/file-views.js'
 
 const iso = (ms: number) => new Date(ms).toISOString()
-
-/** The ArtifactDetail of a stored artifact (FILE-003). */
-export const artifactDetail = (a: StoredFile) => ({
-  id: a.artifact_id!,
-  file_id: a.id,
-  status: a.status,
-  filename: a.filename,
-  mime_type: a.mime_type,
-  size_bytes: a.size_bytes,
-  sha256: a.sha256,
-  expires_at: iso(a.expires_at),
-})
-
-/**
- * An artifact the key may read now (ART-002: checked on every call): of its Project, of a Deployment the key
- * may call, and of a Session that still exists; otherwise 404 NOT_FOUND as if absent (SVC-002).
- */
-function readableArtifact(c: Context<Env>, artifactId: string): StoredFile {
-  const { db, clock } = c.var.deps
-  const auth = c.var.auth!
-  const a = getArtifactFile(db, artifactId)
-  const outside =
-    !a ||
-    a.project_id !== auth.projectId ||
-    (a.deployment_id !== null && !auth.deploymentIds.includes(a.deployment_id)) ||
-    (a.session_id !== null && findSession(db, a.session_id, clock.nowMs()) === undefined)
-  if (outside) throw new ApiError('NOT_FOUND', { message: 'No such artifact.' })
-  return a
-}
 
 /** ART-006, RET-013: a deleted or out-of-retention artifact is gone (410 ARTIFACT_EXPIRED). */
 function requireRetained(a: StoredFile, nowMs: number): void {
@@ -78,7 +50,7 @@ const contentDisposition = (filename: string) =>
 
 export function artifactRoutes(app: Hono<Env>): void {
   route(app, 'getArtifact', (c) => {
-    const a = readableArtifact(c, c.req.param('artifact_id')!)
+    const a = visibleArtifact(c.var.deps, c.var.auth!, c.req.param('artifact_id')!)
     requireRetained(a, c.var.deps.clock.nowMs())
     return { status: 200, body: artifactDetail(a) }
   })
@@ -87,7 +59,7 @@ export function artifactRoutes(app: Hono<Env>): void {
     const { db, clock, ids } = c.var.deps
     const auth = c.var.auth!
     const nowMs = clock.nowMs()
-    const a = readableArtifact(c, c.req.param('artifact_id')!)
+    const a = visibleArtifact(c.var.deps, c.var.auth!, c.req.param('artifact_id')!)
     requireRetained(a, nowMs)
     // BUD-008: downloads need a balance of at least 50 SU; ART-003: issuing is not charged.
     if (!balanceAllowsFiles(getProject(db, auth.projectId)!.su_balance)) {

@@ -9,7 +9,7 @@
  *        {summary?, rows?, available?}                                 -> {action_id, content_hash, rows, available}
  */
 import { Hono, type Context } from 'hono'
-import { body } from './control-body.js'
+import { body } from '../http/control-body.js'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'

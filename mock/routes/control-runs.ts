@@ -1,17 +1,15 @@
 /**
  * Control API extensions for Workflows and Runs (mock only, under /_mock): republish a workflow, stop it
  * (its non-terminal Runs end CANCELED with WORKFLOW_UNAVAILABLE) and make a Run's cancel end FAILED with
- * EXTERNAL_EFFECT_UNKNOWN. Registered by controlRoutes (mock/routes/control.ts).
+ * EXTERNAL_EFFECT_UNKNOWN. Mounted at /_mock by createApp.
  */
-import type { Context, Hono } from 'hono'
+import { Hono, type Context } from 'hono'
 import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
+import { body } from '../http/control-body.js'
 import { finishExecution } from '../execution/lifecycle.js'
 import { getExecution, openRunsOfWorkflow, saveExecution } from '../store/executions.js'
 import { getWorkflow, publishWorkflow, stopWorkflow, type Workflow } from '../store/workflows.js'
-
-type Validator<T> = (data: unknown) => data is T
-type BodyReader = <T>(c: Context<Env>, validate: Validator<T>) => Promise<T>
 
 type PublishBody = Partial<Pick<Workflow, 'input_schema' | 'outputs' | 'steps' | 'allows_partial'>>
 
@@ -51,8 +49,9 @@ function workflowOr404(c: Context<Env>): Workflow {
   return w
 }
 
-/** Registers the Workflow and Run extensions on the /_mock sub-app; `body` is its JSON body reader. */
-export function controlRunRoutes(app: Hono<Env>, body: BodyReader): void {
+/** A fresh sub-app of the Workflow and Run extensions, mounted by createApp at /_mock. */
+export function controlRunRoutes(): Hono<Env> {
+  const app = new Hono<Env>()
   // Republish: published_version + 1, available again; optional new input_schema, outputs, steps,
   // allows_partial. Accepted Runs keep what they froze at acceptance (RUN-033, IDEM-006).
   app.post('/workflows/:workflow_id/publish', async (c) => {
@@ -97,4 +96,5 @@ export function controlRunRoutes(app: Hono<Env>, body: BodyReader): void {
     saveExecution(db, run)
     return c.json({ run_id: id, cancel_outcome: 'EXTERNAL_EFFECT_UNKNOWN' })
   })
+  return app
 }

@@ -7,7 +7,7 @@
  * Workflow/Run extensions of control-runs.ts (publish, stop, external-effect-unknown).
  */
 import { Hono, type Context } from 'hono'
-import { body } from './control-body.js'
+import { body } from '../http/control-body.js'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { CLOCK_MODES, type ClockMode } from '../clock/clock.js'
 import type { Env } from '../deps.js'
@@ -28,13 +28,12 @@ import {
   listScenarioQueue,
 } from '../store/scenarios.js'
 import { getWorkflow } from '../store/workflows.js'
-import { artifactDetail } from './artifacts.js'
-import { controlRunRoutes } from './control-runs.js'
+import { artifactDetail } from '../domain/file-views.js'
 import { findSession } from '../access/access.js'
 import { budgetView, rehearseSpend } from '../execution/ledger.js'
 import { setApiKeyScopes } from '../store/key-scopes.js'
 import { setProjectBudgets } from '../store/usage.js'
-import { changeCandidatePackage } from './works.js'
+import { changeCandidatePackage } from '../works/preparations.js'
 
 const ajv = new Ajv2020({ allErrors: true, strict: true })
 
@@ -341,9 +340,6 @@ export function controlRoutes(): Hono<Env> {
     if (!changed.ok) throw new ApiError('INVALID_TRANSITION', { message: changed.error.message })
     return c.json(changed.preparation)
   })
-
-  // Extensions for Workflows and Runs: publish, stop, external-effect-unknown (mock/routes/control-runs.ts).
-  controlRunRoutes(app, body)
 
   return app
 }

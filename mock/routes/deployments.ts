@@ -1,19 +1,9 @@
 /** Deployments (Endpoints > Deployments): the list and detail of what the key may call. */
-import type { Context, Hono } from 'hono'
+import type { Hono } from 'hono'
 import type { Env } from '../deps.js'
-import { ApiError } from '../errors.js'
+import { callableDeployment } from '../access/access.js'
 import { route } from '../http/route.js'
-import { getDeployment, listDeployments, type Deployment } from '../store/deployments.js'
-
-/** A Deployment the key may call, or 404 NOT_FOUND exactly as for an absent one (AUTH-003, AUTH-009). */
-export function callableDeployment(c: Context<Env>, id: string): Deployment {
-  const auth = c.var.auth!
-  const deployment = getDeployment(c.var.deps.db, id)
-  if (!deployment || deployment.project_id !== auth.projectId || !auth.deploymentIds.includes(id)) {
-    throw new ApiError('NOT_FOUND', { message: 'No such Deployment.' })
-  }
-  return deployment
-}
+import { listDeployments } from '../store/deployments.js'
 
 export function deploymentRoutes(app: Hono<Env>): void {
   route(app, 'listDeployments', (c) => {
@@ -25,6 +15,6 @@ export function deploymentRoutes(app: Hono<Env>): void {
   })
   route(app, 'getDeployment', (c) => ({
     status: 200,
-    body: callableDeployment(c, c.req.param('deployment_id')!),
+    body: callableDeployment(c.var.deps, c.var.auth!, c.req.param('deployment_id')!),
   }))
 }

@@ -21,21 +21,12 @@ import {
 } from '../domain/files.js'
 import { ApiError } from '../errors.js'
 import { route, type Reply } from '../http/route.js'
-import { findSession, type SessionInfo } from '../access/access.js'
+import { visibleSession } from '../access/access.js'
+import type { SessionRecord } from '../store/executions.js'
 import { getDeployment } from '../store/deployments.js'
-import { insertInputFile, storageInUse, type StoredFile } from '../store/files.js'
+import { insertInputFile, storageInUse } from '../store/files.js'
+import { fileReceipt } from '../domain/file-views.js'
 import { getProject } from '../store/projects.js'
-
-/** The FileReceipt of a stored input file (FILE-001). */
-export const fileReceipt = (f: StoredFile) => ({
-  file_id: f.id,
-  status: f.status,
-  filename: f.filename,
-  mime_type: f.mime_type,
-  size_bytes: f.size_bytes,
-  sha256: f.sha256,
-  expires_at: new Date(f.expires_at).toISOString(),
-})
 
 /** The content check is asynchronous (file-type); it runs before the synchronous idempotent handler. */
 async function inspectUpload(c: Context<Env>): Promise<void> {
@@ -46,22 +37,11 @@ async function inspectUpload(c: Context<Env>): Promise<void> {
     : await fileTypeProblem(upload.filename, upload.mimeType, upload.bytes)
 }
 
-/** A Session the key may upload to: 404 when absent or outside access, 409 when closed, 410 when expired. */
-function uploadableSession(c: Context<Env>, sessionId: string, nowMs: number): SessionInfo {
-  const auth = c.var.auth!
-  const session = findSession(c.var.deps.db, sessionId, nowMs)
-  if (!session || session.project_id !== auth.projectId) {
-    throw new ApiError('NOT_FOUND', { message: 'No such Session.' })
-  }
-  if (session.workflow_managed) throw new ApiError('WORKFLOW_MANAGED_SESSION')
-  if (!auth.deploymentIds.includes(session.deployment_id)) {
-    throw new ApiError('NOT_FOUND', { message: 'No such Session.' })
-  }
+/** A Session the key may upload to (access/access.ts), and not closed (409 SESSION_CLOSED). */
+function uploadableSession(c: Context<Env>, sessionId: string): SessionRecord {
+  const session = visibleSession(c.var.deps, c.var.auth!, sessionId)
   if (session.status === 'CLOSED') {
     throw new ApiError('SESSION_CLOSED', { message: 'A closed Session accepts no files.' })
-  }
-  if (session.status === 'EXPIRED') {
-    throw new ApiError('SESSION_EXPIRED', { message: 'The Session content retention has ended.' })
   }
   return session
 }
@@ -72,7 +52,7 @@ function upload(c: Context<Env>, sessionId?: string): Reply {
   const auth = c.var.auth!
   const file = c.var.input!.upload!
   const nowMs = clock.nowMs()
-  const session = sessionId === undefined ? undefined : uploadableSession(c, sessionId, nowMs)
+  const session = sessionId === undefined ? undefined : uploadableSession(c, sessionId)
   // ERR-045: empty, over 255 bytes, slash, backslash or control character.
   if (filenameProblem(file.filename)) {
     throw new ApiError('INVALID_FILENAME', {

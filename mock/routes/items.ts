@@ -5,13 +5,13 @@
  * INVALID_CURSOR. Items older than 30 days are hidden; an expired Session is 410 SESSION_EXPIRED.
  */
 import type { Hono } from 'hono'
+import { visibleSession } from '../access/access.js'
 import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { EVENT_RETENTION_MS } from '../events/log.js'
 import { itemEnvelope } from '../events/public.js'
 import { route } from '../http/route.js'
 import { getEvent, visibleEventsAfter } from '../store/events.js'
-import { visibleSession } from './sessions.js'
 
 const DEFAULT_LIMIT = 50
 /** List responses: at most 256 KiB (Sizes and counts); a page stops before it would pass that. */
@@ -22,7 +22,7 @@ const PAGE_OVERHEAD_BYTES = 64
 export function itemRoutes(app: Hono<Env>): void {
   route(app, 'listSessionItems', (c) => {
     const deps = c.var.deps
-    const session = visibleSession(c, c.req.param('session_id')!)
+    const session = visibleSession(c.var.deps, c.var.auth!, c.req.param('session_id')!)
     const { limit = DEFAULT_LIMIT, after } = c.var.input!.query as {
       limit?: number
       after?: string

@@ -5,9 +5,10 @@
  * interactive-action facility lists pending ones in required_actions, serves approval content and resolves
  * approvals and questions (mock/execution/actions.ts).
  */
-import type { Context, Hono } from 'hono'
+import type { Hono } from 'hono'
 import type { Deps, Env } from '../deps.js'
-import { runContentExpired, runExpiresAt } from '../domain/run.js'
+import { visibleRun } from '../access/access.js'
+import { runExpiresAt } from '../domain/run.js'
 import { ApiError } from '../errors.js'
 import {
   actionOf,
@@ -22,43 +23,17 @@ import {
 import { finishExecution, requestRunCancel } from '../execution/lifecycle.js'
 import { reviewTooLarge } from '../domain/actions.js'
 import { route } from '../http/route.js'
-import {
-  getExecution,
-  listOutputs,
-  saveExecution,
-  type ExecutionRecord,
-} from '../store/executions.js'
+import { listOutputs, saveExecution, type RunRecord } from '../store/executions.js'
 import { deleteExecutionArtifacts } from '../store/files.js'
 import { presentOutputs } from '../execution/outputs.js'
-import { decodeCursor, encodeCursor } from './cursors.js'
+import { decodeCursor, encodeCursor } from '../http/cursors.js'
 
 const DEFAULT_PAGE = 50
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
-type Run = ExecutionRecord & { run: NonNullable<ExecutionRecord['run']> }
-
-/**
- * A Run of the key's Project that is neither deleted (DEL-001) nor past its content retention (RET-010);
- * else 404 NOT_FOUND. Assumed: the Run read paths document no 410, so expired Run content is answered 404.
- */
-export function visibleRun(c: Context<Env>, id: string): Run {
-  const e = getExecution(c.var.deps.db, id)
-  if (
-    !e ||
-    e.kind !== 'RUN' ||
-    !e.run ||
-    e.project_id !== c.var.auth!.projectId ||
-    (e.deleted_at ?? null) !== null ||
-    runContentExpired(e.completed_at, e.run.retention_days, c.var.deps.clock.nowMs())
-  ) {
-    throw new ApiError('NOT_FOUND', { message: 'No such Run.' })
-  }
-  return e as Run
-}
-
 /** RUN-002: the run object of the Run read; STATE-023: required_actions only while actions are pending. */
-function runBody(deps: Deps, r: Run) {
+function runBody(deps: Deps, r: RunRecord) {
   const executing =
     r.status === 'RUNNING' || (r.status === 'CANCEL_REQUESTED' && r.started_at !== null)
   return {
@@ -82,14 +57,14 @@ function runBody(deps: Deps, r: Run) {
 }
 
 /** {required_actions} when the Run waits for actions, else nothing (the field is present only then). */
-function pendingActionsField(deps: Deps, r: Run) {
+function pendingActionsField(deps: Deps, r: RunRecord) {
   if (r.status !== 'REQUIRES_ACTION') return {}
   const pending = requiredActions(deps, r)
   return pending.length > 0 ? { required_actions: pending } : {}
 }
 
 /** A page of a Run's outputs: RUN-010, RUN-011 none before the Run ends, then the published list. */
-function outputPage(deps: Deps, r: Run, after: number, limit: number) {
+function outputPage(deps: Deps, r: RunRecord, after: number, limit: number) {
   if (!r.terminal) return { items: [], next_cursor: null }
   const page = listOutputs(deps.db, r.id, after, limit)
   const more = listOutputs(deps.db, r.id, page.last, 1).items.length > 0
@@ -101,7 +76,7 @@ function outputPage(deps: Deps, r: Run, after: number, limit: number) {
 }
 
 /** RUN-001: the Run read {run, outputs, next_cursor}. */
-export function runDetail(deps: Deps, r: Run) {
+export function runDetail(deps: Deps, r: RunRecord) {
   const page = outputPage(deps, r, -1, DEFAULT_PAGE)
   return { run: runBody(deps, r), outputs: page.items, next_cursor: page.next_cursor }
 }
@@ -109,11 +84,11 @@ export function runDetail(deps: Deps, r: Run) {
 export function runRoutes(app: Hono<Env>): void {
   route(app, 'getRun', (c) => ({
     status: 200,
-    body: runDetail(c.var.deps, visibleRun(c, c.req.param('run_id')!)),
+    body: runDetail(c.var.deps, visibleRun(c.var.deps, c.var.auth!, c.req.param('run_id')!)),
   }))
 
   route(app, 'listRunOutputs', (c) => {
-    const run = visibleRun(c, c.req.param('run_id')!)
+    const run = visibleRun(c.var.deps, c.var.auth!, c.req.param('run_id')!)
     const { limit, after } = c.var.input!.query as { limit?: number; after?: string }
     // RUN-019: a cursor of another Run is INVALID_CURSOR, whatever the Run's state.
     const from = after === undefined ? -1 : decodeCursor(after, run.id)
@@ -123,7 +98,7 @@ export function runRoutes(app: Hono<Env>): void {
 
   route(app, 'cancelRun', (c) => {
     const deps = c.var.deps
-    const run = visibleRun(c, c.req.param('run_id')!)
+    const run = visibleRun(c.var.deps, c.var.auth!, c.req.param('run_id')!)
     // STATE-011: an already terminal Run is answered 200 and left unchanged.
     if (run.terminal) return { status: 200, body: runDetail(deps, run) }
     // STATE-008, STATE-009: CANCEL_REQUESTED until every child execution is confirmed ended.
@@ -133,7 +108,7 @@ export function runRoutes(app: Hono<Env>): void {
 
   route(app, 'deleteRun', (c) => {
     const deps = c.var.deps
-    const run = visibleRun(c, c.req.param('run_id')!)
+    const run = visibleRun(c.var.deps, c.var.auth!, c.req.param('run_id')!)
     const nowMs = deps.clock.nowMs()
     // DEL-001: reads are blocked from now on; STATE-021: a running Run is canceled.
     run.deleted_at = nowMs
@@ -152,7 +127,7 @@ export function runRoutes(app: Hono<Env>): void {
   // RUN-022: the review content of an approval action, with its content_hash and the kind's decisions.
   route(app, 'getRunAction', (c) => {
     const deps = c.var.deps
-    const run = visibleRun(c, c.req.param('run_id')!)
+    const run = visibleRun(c.var.deps, c.var.auth!, c.req.param('run_id')!)
     const action = actionOf(deps, run.id, c.req.param('action_id')!)
     // Assumed: a question action has no review content; its questions are in required_actions.
     if (action.kind !== 'APPROVAL' || !action.material)
@@ -175,7 +150,7 @@ export function runRoutes(app: Hono<Env>): void {
   // RUN-023: resolve an approval (ApprovalResolveInput) or a question (ActionResolveInput); 202 ActionReceipt.
   route(app, 'resolveRunAction', (c) => {
     const deps = c.var.deps
-    const run = visibleRun(c, c.req.param('run_id')!)
+    const run = visibleRun(c.var.deps, c.var.auth!, c.req.param('run_id')!)
     const body = c.var.input!.body as ApprovalResolve | QuestionResolve
     const scopes = c.var.auth!.scopes
     // ACT-023: approval permission is never gained automatically; a key resolving an approval needs an

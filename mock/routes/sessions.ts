@@ -5,6 +5,7 @@
  * refuses input (409 SESSION_CLOSED); a RETIRED Deployment takes no new work (409 DEPLOYMENT_UNAVAILABLE).
  */
 import type { Context, Hono } from 'hono'
+import { callableDeployment, visibleSession } from '../access/access.js'
 import type { Deps, Env } from '../deps.js'
 import { ApiError, apiErrorOf } from '../errors.js'
 import { checkConcurrency, nextScenario, reserveSu } from '../execution/accept.js'
@@ -20,7 +21,6 @@ import type { Deployment } from '../store/deployments.js'
 import {
   countAdmitted,
   getExecution,
-  getSession,
   insertSession,
   latestTurnOfSession,
   listOutputs,
@@ -30,10 +30,9 @@ import {
   type ExecutionRecord,
   type SessionRecord,
 } from '../store/executions.js'
-import { callableDeployment } from './deployments.js'
 import { bindFileToExecution, deleteSessionFiles, getUsableInputFile } from '../store/files.js'
 import { presentOutputs } from '../execution/outputs.js'
-import { decodeCursor, encodeCursor } from './cursors.js'
+import { decodeCursor, encodeCursor } from '../http/cursors.js'
 
 /** Session limits defaults of ExecutionLimits (Turn input and request options). */
 const LIMIT_DEFAULTS = { execution_seconds: 3600, max_su: 100, queue_seconds: 600 }
@@ -48,26 +47,6 @@ type CreateBody = {
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
-
-/** A Session the key may see: its Project, a Deployment the key may call, not deleted; else 404 NOT_FOUND. */
-export function visibleSession(c: Context<Env>, id: string): SessionRecord {
-  const auth = c.var.auth!
-  const session = getSession(c.var.deps.db, id)
-  if (!session || session.project_id !== auth.projectId || session.deleted_at !== null) {
-    throw new ApiError('NOT_FOUND', { message: 'No such Session.' })
-  }
-  // Run request rule 6: a Session held by workflow steps is refused on Session paths; use the Run paths.
-  if (session.workflow_run_id !== null) throw new ApiError('WORKFLOW_MANAGED_SESSION')
-  if (!auth.deploymentIds.includes(session.deployment_id)) {
-    throw new ApiError('NOT_FOUND', { message: 'No such Session.' })
-  }
-  if (c.var.deps.clock.nowMs() >= session.last_activity_at + SESSION_IDLE_MS) {
-    throw new ApiError('SESSION_EXPIRED', {
-      message: 'The Session passed its 30-day idle retention.',
-    })
-  }
-  return session
-}
 
 function visibleTurn(c: Context<Env>, session: SessionRecord, turnId: string): ExecutionRecord {
   const turn = getExecution(c.var.deps.db, turnId)
@@ -200,7 +179,7 @@ function requestCancel(deps: Deps, e: ExecutionRecord, code: string): void {
 
 export function sessionRoutes(app: Hono<Env>): void {
   route(app, 'createSession', (c) => {
-    const deployment = callableDeployment(c, c.req.param('deployment_id')!)
+    const deployment = callableDeployment(c.var.deps, c.var.auth!, c.req.param('deployment_id')!)
     const body = c.var.input!.body as CreateBody
     const deps = c.var.deps
     const nowMs = deps.clock.nowMs()
@@ -223,21 +202,24 @@ export function sessionRoutes(app: Hono<Env>): void {
 
   route(app, 'getSession', (c) => ({
     status: 200,
-    body: sessionDetail(c.var.deps, visibleSession(c, c.req.param('session_id')!)),
+    body: sessionDetail(
+      c.var.deps,
+      visibleSession(c.var.deps, c.var.auth!, c.req.param('session_id')!),
+    ),
   }))
 
   route(app, 'addTurn', (c) => {
-    const session = visibleSession(c, c.req.param('session_id')!)
+    const session = visibleSession(c.var.deps, c.var.auth!, c.req.param('session_id')!)
     if (session.status === 'CLOSED') throw new ApiError('SESSION_CLOSED')
     const current = latestTurnOfSession(c.var.deps.db, session.id)
     if (current && !current.terminal)
       throw new ApiError('SESSION_BUSY', { details: { turn_id: current.id } })
-    const deployment = callableDeployment(c, session.deployment_id)
+    const deployment = callableDeployment(c.var.deps, c.var.auth!, session.deployment_id)
     return turnReceipt(c, acceptTurn(c, deployment, session, c.var.input!.body as CreateBody))
   })
 
   route(app, 'getTurn', (c) => {
-    const session = visibleSession(c, c.req.param('session_id')!)
+    const session = visibleSession(c.var.deps, c.var.auth!, c.req.param('session_id')!)
     return {
       status: 200,
       body: turnDetail(c.var.deps, visibleTurn(c, session, c.req.param('turn_id')!)),
@@ -245,7 +227,7 @@ export function sessionRoutes(app: Hono<Env>): void {
   })
 
   route(app, 'listTurnOutputs', (c) => {
-    const session = visibleSession(c, c.req.param('session_id')!)
+    const session = visibleSession(c.var.deps, c.var.auth!, c.req.param('session_id')!)
     const turn = visibleTurn(c, session, c.req.param('turn_id')!)
     const { limit, after } = c.var.input!.query as { limit?: number; after?: string }
     const from = after === undefined ? -1 : decodeCursor(after, turn.id)
@@ -261,7 +243,7 @@ export function sessionRoutes(app: Hono<Env>): void {
   })
 
   route(app, 'cancelTurn', (c) => {
-    const session = visibleSession(c, c.req.param('session_id')!)
+    const session = visibleSession(c.var.deps, c.var.auth!, c.req.param('session_id')!)
     const turn = visibleTurn(c, session, c.req.param('turn_id')!)
     if (turn.terminal) return { status: 200, body: turnDetail(c.var.deps, turn) }
     requestCancel(c.var.deps, turn, 'CANCELED')
@@ -272,7 +254,7 @@ export function sessionRoutes(app: Hono<Env>): void {
   // a Turn never has one (404); with the interactive-action facility it resumes the Turn (execution/actions.ts).
   route(app, 'resolveTurnAction', (c) => {
     const deps = c.var.deps
-    const session = visibleSession(c, c.req.param('session_id')!)
+    const session = visibleSession(c.var.deps, c.var.auth!, c.req.param('session_id')!)
     const turn = visibleTurn(c, session, c.req.param('turn_id')!)
     const action = actionOf(deps, turn.id, c.req.param('action_id')!)
     assertNotEnded(deps, action, false)
@@ -296,7 +278,7 @@ export function sessionRoutes(app: Hono<Env>): void {
 
   route(app, 'closeSession', (c) => {
     const deps = c.var.deps
-    const session = visibleSession(c, c.req.param('session_id')!)
+    const session = visibleSession(c.var.deps, c.var.auth!, c.req.param('session_id')!)
     const current = latestTurnOfSession(deps.db, session.id)
     if (current && !current.terminal)
       throw new ApiError('SESSION_BUSY', {
@@ -309,7 +291,7 @@ export function sessionRoutes(app: Hono<Env>): void {
 
   route(app, 'deleteSession', (c) => {
     const deps = c.var.deps
-    const session = visibleSession(c, c.req.param('session_id')!)
+    const session = visibleSession(c.var.deps, c.var.auth!, c.req.param('session_id')!)
     const nowMs = deps.clock.nowMs()
     updateSession(deps.db, session.id, { deleted_at: nowMs })
     // Retention: deleting a Session deletes its files.

@@ -31,7 +31,7 @@ import {
   refusedHostName,
 } from '../webhooks/network-rules.js'
 import { SUBSCRIBABLE_EVENT_TYPES, subscribedTypes } from '../webhooks/notification.js'
-import { decodeCursor, encodeCursor } from './cursors.js'
+import { decodeCursor, encodeCursor } from '../http/cursors.js'
 
 /** WHM-001: endpoints per Project that are not deleted. */
 export const MAX_ENDPOINTS = 10

@@ -5,9 +5,8 @@
  * GET /v1/preparations/{id} reads one; POST /v1/preparations/{id}/answers answers its questions. The rules
  * live in mock/domain/preparation.ts; this module maps them to HTTP.
  */
-import { createHash } from 'node:crypto'
 import type { Context, Hono } from 'hono'
-import type { Deps, Env } from '../deps.js'
+import type { Env } from '../deps.js'
 import {
   isTerminal,
   newPreparation,
@@ -23,9 +22,9 @@ import {
 } from '../domain/preparation.js'
 import { ApiError } from '../errors.js'
 import { route } from '../http/route.js'
+import { packageDigest, preparationView } from '../works/preparations.js'
 import {
   getPreparation,
-  getWork,
   getWorkByKey,
   insertPreparation,
   listPreparationsPage,
@@ -39,10 +38,6 @@ const DEFAULT_PAGE = 50
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
-/** The candidate setup's digest: a function of the work, its revision and how often the candidate changed. */
-const packageDigest = (workId: string, revision: number, change: number): string =>
-  createHash('sha256').update(`${workId}:${revision}:${change}`).digest('hex')
-
 /** The Work record (assumed shape; spec Work). */
 function workView(w: WorkRecord, latest: PreparationState) {
   return {
@@ -55,27 +50,6 @@ function workView(w: WorkRecord, latest: PreparationState) {
     checklist: w.checklist,
     created_at: iso(w.created_at),
     updated_at: iso(w.updated_at),
-  }
-}
-
-/** The Preparation record (assumed shape; spec Preparation): open questions only, answers so far. */
-export function preparationView(p: PreparationRecord, s: PreparationState) {
-  return {
-    id: p.id,
-    work_id: p.work_id,
-    revision: s.revision,
-    status: s.status,
-    questions: s.questions
-      .filter((q) => q.open)
-      .map(({ open: _, ...q }) =>
-        q.kind === 'SCOPE_CONFIRMATION' ? { ...q, package_digest: s.package_digest } : q,
-      ),
-    answers: s.answers.map((a) => ({ ...a, answered_at: iso(a.answered_at) })),
-    package_digest: s.package_digest,
-    reason_codes: s.reason_codes,
-    deadline: iso(s.deadline_at),
-    created_at: iso(s.created_at),
-    updated_at: iso(s.updated_at),
   }
 }
 
@@ -177,27 +151,6 @@ function page(c: Context<Env>): { limit: number; afterSeq: number } {
       details: { parameter: 'after' },
     })
   return { limit, afterSeq: p.seq }
-}
-
-/** Control API: the candidate setup changes (rehearse PACKAGE_CHANGED); undefined for an unknown id. */
-export function changeCandidatePackage(
-  deps: Deps,
-  id: string,
-): { ok: true; preparation: unknown } | { ok: false; error: PreparationError } | undefined {
-  const p = getPreparation(deps.db, id)
-  if (!p) return undefined
-  const nowMs = deps.clock.nowMs()
-  const s = observe(p.state, nowMs)
-  const work = getWork(deps.db, p.work_id)!
-  const change = s.revision + 1
-  const t = transition(s, {
-    type: 'package_changed',
-    at: nowMs,
-    digest: packageDigest(work.id, work.revision, change),
-  })
-  if (!t.ok) return t
-  savePreparationState(deps.db, p.id, t.state)
-  return { ok: true, preparation: preparationView(p, t.state) }
 }
 
 export function worksRoutes(app: Hono<Env>): void {

@@ -268,6 +268,9 @@ export function countWaiting(db: Db, projectId: string): number {
   ).n
 }
 
+/** A Run: an execution of kind RUN with its Run facts. */
+export type RunRecord = ExecutionRecord & { run: RunFacts }
+
 export type OutputItem = Record<string, unknown> & { id: string; key: string; type: string }
 
 export function insertOutput(db: Db, executionId: string, item: OutputItem): void {
