@@ -4,8 +4,8 @@
  * usable, still holds the scopes, its Project is approved, and the Session or Run is still visible to it.
  */
 import type { Deps } from '../deps.js'
+import { sessionExpired } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
-import { SESSION_IDLE_MS } from '../routes/sessions.js'
 import { getExecution, getSession } from '../store/executions.js'
 import { getApiKey, getProject } from '../store/projects.js'
 import type { AggregateKind } from './log.js'
@@ -47,7 +47,7 @@ export function accessProblem(
     )
       return new ApiError('NOT_FOUND', { message: 'No such Session.' })
     if (s.workflow_run_id !== null) return new ApiError('WORKFLOW_MANAGED_SESSION')
-    if (nowMs >= s.last_activity_at + SESSION_IDLE_MS)
+    if (sessionExpired(s.last_activity_at, nowMs))
       return new ApiError('SESSION_EXPIRED', {
         message: 'The Session passed its 30-day idle retention.',
       })

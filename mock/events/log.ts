@@ -120,9 +120,6 @@ export function eventsAfter(
   ).map(toEvent)
 }
 
-/** Event and Item content is kept at most 30 days (Events; Retention). */
-export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000
-
 /**
  * Events of an aggregate after a sequence number that are still within retention (created after sinceMs),
  * in sequence order: what SSE replays and what Session items list. Older events are hidden at read time.

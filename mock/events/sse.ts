@@ -12,7 +12,8 @@ import type { ApiError } from '../errors.js'
 import { getTimer } from '../store/timers.js'
 import { accessProblem, type Aggregate } from './access.js'
 import { KEEP_ALIVE_KIND, setKeepAliveHandler } from './keep-alive-kind.js'
-import { EVENT_RETENTION_MS, onEventAppended, visibleEventsAfter } from './log.js'
+import { eventsVisibleSince } from '../domain/retention.js'
+import { onEventAppended, visibleEventsAfter } from './log.js'
 import { errorFrame, eventFrame, KEEP_ALIVE_FRAME } from './public.js'
 
 /** Stream limits; unit tests may lower them. */
@@ -180,7 +181,7 @@ function pumpOnce(stream: Stream): void {
   let checked = false
   while (!stream.closed) {
     if (!hasRoom(stream)) return stall(stream)
-    const since = deps.clock.nowMs() - EVENT_RETENTION_MS
+    const since = eventsVisibleSince(deps.clock.nowMs())
     const batch = visibleEventsAfter(deps, stream.aggregate.id, stream.lastSequence, since, BATCH)
     if (batch.length === 0) return
     if (!checked) {

@@ -6,8 +6,9 @@
  */
 import type { Hono } from 'hono'
 import type { Env } from '../deps.js'
+import { eventsVisibleSince } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
-import { EVENT_RETENTION_MS, getEvent, visibleEventsAfter } from '../events/log.js'
+import { getEvent, visibleEventsAfter } from '../events/log.js'
 import { installEventMapping } from '../events/mapping.js'
 import { itemEnvelope } from '../events/public.js'
 import { route } from '../http/route.js'
@@ -39,7 +40,7 @@ export function itemRoutes(app: Hono<Env>): void {
         })
       afterSequence = cursor.sequence
     }
-    const since = deps.clock.nowMs() - EVENT_RETENTION_MS
+    const since = eventsVisibleSince(deps.clock.nowMs())
     const rows = visibleEventsAfter(deps, session.id, afterSequence, since, limit + 1)
     const items: ReturnType<typeof itemEnvelope>[] = []
     let bytes = PAGE_OVERHEAD_BYTES

@@ -7,7 +7,7 @@
  */
 import type { Context, Hono } from 'hono'
 import type { Deps, Env } from '../deps.js'
-import { runContentExpired, runExpiresAt } from '../domain/run.js'
+import { runContentExpired, runExpiresAt } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
 import {
   actionOf,

@@ -6,6 +6,7 @@
  */
 import type { Context, Hono } from 'hono'
 import type { Deps, Env } from '../deps.js'
+import { sessionExpired, sessionExpiresAt } from '../domain/retention.js'
 import { ApiError, apiErrorOf } from '../errors.js'
 import { checkConcurrency, nextScenario, reserveSu } from '../execution/accept.js'
 import { acceptExecution, finishExecution, isExecutionOpen } from '../execution/executor.js'
@@ -39,8 +40,6 @@ import { decodeCursor, encodeCursor } from './cursors.js'
 
 /** Session limits defaults of ExecutionLimits (Turn input and request options). */
 const LIMIT_DEFAULTS = { execution_seconds: 3600, max_su: 100, queue_seconds: 600 }
-/** Sessions are kept 30 days idle (Retention). */
-export const SESSION_IDLE_MS = 30 * 24 * 60 * 60 * 1000
 const DEFAULT_PAGE = 50
 
 type CreateBody = {
@@ -63,7 +62,7 @@ export function visibleSession(c: Context<Env>, id: string): SessionRecord {
   if (!auth.deploymentIds.includes(session.deployment_id)) {
     throw new ApiError('NOT_FOUND', { message: 'No such Session.' })
   }
-  if (c.var.deps.clock.nowMs() >= session.last_activity_at + SESSION_IDLE_MS) {
+  if (sessionExpired(session.last_activity_at, c.var.deps.clock.nowMs())) {
     throw new ApiError('SESSION_EXPIRED', {
       message: 'The Session passed its 30-day idle retention.',
     })
@@ -103,7 +102,7 @@ function sessionDetail(deps: Deps, s: SessionRecord) {
     status: s.status,
     created_at: iso(s.created_at),
     last_activity_at: iso(s.last_activity_at),
-    expires_at: iso(s.last_activity_at + SESSION_IDLE_MS),
+    expires_at: iso(sessionExpiresAt(s.last_activity_at)),
     metadata: s.metadata,
     turn_ids: turnIdsOfSession(deps.db, s.id),
   }
@@ -206,7 +205,7 @@ export function sessionRoutes(app: Hono<Env>): void {
   setSessionLookup((db, id, nowMs) => {
     const s = getSession(db, id)
     if (!s || s.deleted_at !== null) return undefined
-    const expired = nowMs >= s.last_activity_at + SESSION_IDLE_MS
+    const expired = sessionExpired(s.last_activity_at, nowMs)
     return {
       project_id: s.project_id,
       deployment_id: s.deployment_id,
