@@ -5,7 +5,13 @@
  * headers the interface document puts on every response.
  */
 import { lint, loadConfig } from '@redocly/openapi-core'
-import { ERROR_CATALOG, SpecAjv, escapePointer, loadOpenApi, specFile } from '../spec/index.js'
+import {
+  ERROR_CATALOG,
+  escapePointer,
+  loadOpenApi,
+  openApiSchemas,
+  specFile,
+} from '../spec/index.js'
 
 type Json = Record<string, unknown>
 const problems: string[] = []
@@ -24,7 +30,7 @@ for (const p of results) {
 const warnings = results.filter((p) => p.severity !== 'error').length
 
 const doc = loadOpenApi()
-const ajv = new SpecAjv(doc)
+const ajv = openApiSchemas()
 
 /** Resolves a local `$ref` (one level) to the object it names. */
 function deref(node: unknown): unknown {

@@ -7,6 +7,8 @@ export type { paths, components, operations, webhooks } from './generated/openap
 export {
   loadOpenApi,
   SpecAjv,
+  openApiSchemas,
+  openApiQuerySchemas,
   specFile,
   escapePointer,
   DOC_ID,

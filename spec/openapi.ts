@@ -1,7 +1,8 @@
 /**
  * Loads the contract files of spec/ and compiles their JSON Schemas with ajv. The mock (request validation)
  * and the conformance suite (response checks) both use this, so the OpenAPI document is the one source of
- * every field rule.
+ * every field rule. A process holds at most two ajv instances for the document, made here on first use:
+ * openApiSchemas() (bodies, headers, responses) and openApiQuerySchemas() (query strings, coerced).
  */
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -38,7 +39,11 @@ export function loadOpenApi(): OpenApiDocument {
 /** The id under which the whole document is registered in a SpecAjv: refs are `openapi.yaml#/...`. */
 export const DOC_ID = 'openapi.yaml'
 
-/** An ajv instance (draft 2020-12, formats) holding the whole OpenAPI document, for `openapi.yaml#/...` refs. */
+/**
+ * An ajv instance (draft 2020-12, formats) holding the whole OpenAPI document, for `openapi.yaml#/...` refs.
+ * Take the shared ones (openApiSchemas, openApiQuerySchemas) rather than making another: each compiles the
+ * document's schemas anew.
+ */
 export class SpecAjv {
   readonly ajv: Ajv2020
   private readonly compiled = new Map<string, ValidateFunction>()
@@ -69,6 +74,23 @@ export class SpecAjv {
     return this.at(`#/components/schemas/${escapePointer(name)}`)
   }
 }
+
+let schemas: SpecAjv | undefined
+let querySchemas: SpecAjv | undefined
+
+/**
+ * The process's one SpecAjv for validating data as it is against spec/openapi.yaml: request bodies and
+ * headers (the mock), response bodies (the conformance suite), examples (scripts/lint-spec.ts). Validators
+ * are compiled once per pointer and cached.
+ */
+export const openApiSchemas = (): SpecAjv => (schemas ??= new SpecAjv(loadOpenApi()))
+
+/**
+ * The process's one coercing SpecAjv, for query parameters: they arrive as strings and are coerced to their
+ * schema types while validated (so it cannot be the non-coercing instance).
+ */
+export const openApiQuerySchemas = (): SpecAjv =>
+  (querySchemas ??= new SpecAjv(loadOpenApi(), { coerceTypes: true }))
 
 /** Escapes one JSON-pointer segment (`/` and `~`), e.g. a path like `/v1/runs/{run_id}`. */
 export const escapePointer = (segment: string): string =>

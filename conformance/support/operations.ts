@@ -2,7 +2,7 @@
  * The operations of spec/openapi.yaml, matched from a method and a concrete path, with compiled validators
  * for their response bodies. The checks use it to judge every response against the document.
  */
-import { SpecAjv, escapePointer, loadOpenApi } from '../../spec/index.js'
+import { escapePointer, loadOpenApi, openApiSchemas } from '../../spec/index.js'
 import type { ValidateFunction } from 'ajv'
 
 export type Operation = {
@@ -16,7 +16,7 @@ export type Operation = {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch']
 const doc = loadOpenApi()
-export const specAjv = new SpecAjv(doc)
+export const specAjv = openApiSchemas()
 
 const operations: (Operation & { pattern: RegExp; literal: number })[] = []
 for (const [template, item] of Object.entries(doc.paths)) {

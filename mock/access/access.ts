@@ -7,7 +7,6 @@
 import type { AuthInfo, Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
 import type { AggregateKind } from '../events/log.js'
-import { SESSION_IDLE_MS } from '../routes/sessions.js'
 import type { Db } from '../store/db.js'
 import { getDeployment, type Deployment } from '../store/deployments.js'
 import {
@@ -18,7 +17,7 @@ import {
 } from '../store/executions.js'
 import { getArtifactFile, type StoredFile } from '../store/files.js'
 import { getApiKey, getProject, type ApiKey } from '../store/projects.js'
-import { runContentExpired } from '../domain/run.js'
+import { runContentExpired, sessionExpired } from '../domain/retention.js'
 
 /** What a key reaches: its Project and the Deployments allowed for it. */
 export type Grant = Pick<AuthInfo, 'projectId' | 'deploymentIds'>
@@ -53,7 +52,7 @@ export function visibleSession(deps: Deps, grant: Grant, id: string): SessionRec
   )
     throw new ApiError('NOT_FOUND', { message: 'No such Session.' })
   if (session.workflow_run_id !== null) throw new ApiError('WORKFLOW_MANAGED_SESSION')
-  if (deps.clock.nowMs() >= session.last_activity_at + SESSION_IDLE_MS)
+  if (sessionExpired(session.last_activity_at, deps.clock.nowMs()))
     throw new ApiError('SESSION_EXPIRED', {
       message: 'The Session passed its 30-day idle retention.',
     })
@@ -114,7 +113,7 @@ export type SessionInfo = {
 export function findSession(db: Db, sessionId: string, nowMs: number): SessionInfo | undefined {
   const s = getSession(db, sessionId)
   if (!s || s.deleted_at !== null) return undefined
-  const expired = nowMs >= s.last_activity_at + SESSION_IDLE_MS
+  const expired = sessionExpired(s.last_activity_at, nowMs)
   return {
     project_id: s.project_id,
     deployment_id: s.deployment_id,

@@ -1,29 +1,17 @@
 /**
- * The document's rules on stored files beyond their type and name (Limits > Retention, SU budgets, Sizes and
- * counts, Time limits): retention periods, the download address lifetime, the 50 SU minimum balance, Project
- * storage and whether an input file can be given to an execution. Pure functions of their inputs and `now`.
+ * The document's rules on stored files beyond their type and name (SU budgets, Sizes and counts, Time
+ * limits): the download address lifetime, the 50 SU minimum balance, Project storage and whether an input
+ * file can be given to an execution. Pure functions of their inputs and `now`. File retention periods and
+ * expiries are in retention.ts.
  */
 import { createHash } from 'node:crypto'
 import { bareMimeType } from './file-rules.js'
+import { isExpired } from './retention.js'
 
-const HOUR_MS = 60 * 60 * 1000
-const DAY_MS = 24 * HOUR_MS
-
-/** RET-005: a file uploaded ahead (POST /v1/files) is kept 24 hours unless used as input in that time. */
-export const PRE_UPLOAD_RETENTION_MS = 24 * HOUR_MS
-/** RET-007: Session files are kept 30 days from upload. */
-export const SESSION_FILE_RETENTION_MS = 30 * DAY_MS
-/** RET-007: a pre-uploaded file used as input gets 30 days from that moment. */
-export const BOUND_FILE_RETENTION_MS = 30 * DAY_MS
-/** Result files default to 30 days (Run content and Session retention); executions may give less. */
-export const ARTIFACT_RETENTION_MS = 30 * DAY_MS
 /** ART-004: a download address is valid at most 60 seconds. */
 export const DOWNLOAD_TOKEN_LIFETIME_MS = 60 * 1000
 /** BUD-008: file upload and download need an account balance of at least 50 SU (not charged). */
 export const MINIMUM_FILE_BALANCE_SU = 50
-
-/** RET-014: a file is gone exactly at its expires_at (hidden at read time; reading never extends it). */
-export const isExpired = (expiresAtMs: number, nowMs: number): boolean => nowMs >= expiresAtMs
 
 /** BUD-008: whether the balance allows a file operation. */
 export const balanceAllowsFiles = (suBalance: number): boolean =>

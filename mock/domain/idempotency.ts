@@ -1,24 +1,70 @@
 /**
- * Idempotency rules (Endpoints; Retry rules 3; Limits > Retention): the same key and the same request replays
- * the stored receipt and status without new work; the same key with another body, file or operation is
- * IDEMPOTENCY_CONFLICT; a receipt is kept at least 24 hours and until its execution ends. Keys are scoped to
- * the Project (assumed: the document does not say whether per key or per Project).
+ * Idempotency rules (Endpoints; Retry rules 3): the same key and the same request replays the stored receipt
+ * and status without new work; the same key with another body, file or operation is IDEMPOTENCY_CONFLICT.
+ * Keys are scoped to the Project (assumed: the document does not say whether per key or per Project). How
+ * long a receipt is kept (at least 24 hours and until its execution ends) is in retention.ts.
  */
 import { createHash } from 'node:crypto'
 
-/** Receipts are kept at least this long. */
-export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000
+/** A container being serialised: its children (arrays: the elements; objects: sorted entries) and results. */
+type Frame = {
+  node: object
+  keys: string[] | null
+  children: unknown[]
+  /** Index of the next child; holes of a sparse array serialise as nothing, as Array#map + join do. */
+  next: number
+  parts: (string | undefined)[]
+}
 
-/** JSON with object keys sorted, so re-serialized but equal bodies fingerprint the same. */
+/**
+ * JSON with object keys sorted, so re-serialized but equal bodies fingerprint the same. Object entries whose
+ * value is undefined are left out; undefined elsewhere is null. Iterative (an explicit stack), so a value
+ * nested thousands deep is fingerprinted without overflowing the call stack; a cycle throws a TypeError.
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
+  const onPath = new Set<object>()
+  const open = (v: object): Frame => {
+    if (onPath.has(v)) throw new TypeError('canonicalJson: cyclic structure')
+    onPath.add(v)
+    if (Array.isArray(v)) return { node: v, keys: null, children: v, next: 0, parts: [] }
+    const entries = Object.entries(v as Record<string, unknown>)
+      .filter(([, x]) => x !== undefined)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`
+    return {
+      node: v,
+      keys: entries.map(([k]) => k),
+      children: entries.map(([, x]) => x),
+      next: 0,
+      parts: [],
+    }
   }
-  return JSON.stringify(value ?? null)
+  const close = (f: Frame): string => {
+    onPath.delete(f.node)
+    const keys = f.keys
+    if (keys === null) return `[${f.parts.join(',')}]`
+    return `{${f.parts.map((p, i) => `${JSON.stringify(keys[i])}:${p}`).join(',')}}`
+  }
+  const scalar = (v: unknown): string | undefined => JSON.stringify(v ?? null)
+  if (value === null || typeof value !== 'object') return scalar(value) as string
+  const stack: Frame[] = [open(value)]
+  for (;;) {
+    const top = stack[stack.length - 1]!
+    if (top.next < top.children.length) {
+      const i = top.next++
+      if (top.keys === null && !(i in top.children)) {
+        top.parts.push(undefined)
+        continue
+      }
+      const child = top.children[i]
+      if (child !== null && typeof child === 'object') stack.push(open(child))
+      else top.parts.push(scalar(child))
+      continue
+    }
+    const text = close(stack.pop()!)
+    const parent = stack[stack.length - 1]
+    if (!parent) return text
+    parent.parts.push(text)
+  }
 }
 
 /** What makes two requests "the same": operation, path and body (or the uploaded file's name, type and bytes). */
@@ -39,7 +85,3 @@ export function requestFingerprint(parts: {
     .update(canonicalJson({ op: parts.operationId, path: parts.path, ...content }))
     .digest('hex')
 }
-
-/** A stored receipt still answers while within its retention or while its execution has not ended. */
-export const receiptHolds = (expiresAtMs: number, nowMs: number, executionOpen: boolean): boolean =>
-  nowMs < expiresAtMs || executionOpen

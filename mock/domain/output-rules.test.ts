@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { jsonShape } from './json-limits.js'
 import {
   contractBreak,
   fileCountBreak,
@@ -7,7 +8,6 @@ import {
   fileSizeBreak,
   jsonIsInline,
   jsonLimitBreak,
-  jsonShape,
   pathBreak,
   producedFileTypeBreak,
   storageBreak,
@@ -17,26 +17,7 @@ import {
 const MiB = 1024 * 1024
 const bytes = (s: string) => new Uint8Array(Buffer.from(s, 'utf8'))
 
-/** A recursive reference count of depth and array elements, for the property below. */
-function naiveShape(v: unknown): { depth: number; elements: number } {
-  if (v === null || typeof v !== 'object') return { depth: 0, elements: 0 }
-  const kids = Array.isArray(v) ? v : Object.values(v)
-  const shapes = kids.map(naiveShape)
-  return {
-    depth: 1 + Math.max(0, ...shapes.map((s) => s.depth)),
-    elements: (Array.isArray(v) ? v.length : 0) + shapes.reduce((n, s) => n + s.elements, 0),
-  }
-}
-
 describe('output rules', () => {
-  it('[SIZE-005][SIZE-006] counts depth and array elements of any JSON value as a recursive count does', () => {
-    fc.assert(
-      fc.property(fc.jsonValue({ maxDepth: 6 }), (v) => {
-        expect(jsonShape(v)).toEqual(naiveShape(v))
-      }),
-    )
-  })
-
   it('[SIZE-006] fails JSON over depth 16 or 10,000 elements, and allows exactly the limits', () => {
     let deep: unknown = {}
     for (let i = 1; i < 16; i++) deep = { a: deep }

@@ -4,9 +4,10 @@
  * the attachments-folder path rule, produced file types and the output contract. Pure functions.
  */
 import type { ValidateFunction } from 'ajv'
-import { Ajv2020 } from 'ajv/dist/2020.js'
+import { resultContractAjv } from '../util/ajv.js'
 import { extensionOf, filenameProblem, isAllowedPair } from './file-rules.js'
 import { memoize } from '../util/memo.js'
+import { JSON_MAX_ARRAY_ELEMENTS, JSON_MAX_DEPTH } from './json-limits.js'
 
 const KiB = 1024
 const MiB = 1024 * KiB
@@ -16,10 +17,8 @@ export const TEXT_INLINE_MAX_BYTES = 64 * KiB
 /** SIZE-005: a JSON result is inline up to 64 KiB and 100 array elements in total. */
 export const JSON_INLINE_MAX_BYTES = 64 * KiB
 export const JSON_INLINE_MAX_ELEMENTS = 100
-/** SIZE-006: a JSON result over 10 MiB, 10,000 array elements in total or depth 16 fails the execution. */
+/** SIZE-006: a JSON result over 10 MiB fails the execution (depth and elements: json-limits.ts). */
 export const JSON_MAX_BYTES = 10 * MiB
-export const JSON_MAX_ELEMENTS = 10_000
-export const JSON_MAX_DEPTH = 16
 /** SIZE-011: a result file is at most 10 MiB; an execution produces at most 10 result files. */
 export const RESULT_FILE_MAX_BYTES = 10 * MiB
 export const RESULT_FILES_MAX = 10
@@ -43,39 +42,20 @@ export type ResultCode =
 /** A broken rule: the code and an English message for the error object. */
 export type RuleBreak = { code: ResultCode; message: string }
 
-/**
- * Depth and total array elements of a JSON value. Depth counts containers ({} is 1, {"a":[]} is 2, a scalar 0),
- * as for Run input (RUN-026); elements are summed over every array at any depth. Iterative (no stack overflow
- * on hostile nesting); stops counting once both limits are passed, so huge values cost no more than needed.
- */
-export function jsonShape(value: unknown): { depth: number; elements: number } {
-  let depth = 0
-  let elements = 0
-  const stack: { v: unknown; d: number }[] = [{ v: value, d: 0 }]
-  while (stack.length > 0) {
-    const { v, d } = stack.pop()!
-    if (v === null || typeof v !== 'object') continue
-    const here = d + 1
-    if (here > depth) depth = here
-    if (depth > JSON_MAX_DEPTH && elements > JSON_MAX_ELEMENTS) break
-    const children = Array.isArray(v) ? v : Object.values(v)
-    if (Array.isArray(v)) elements += v.length
-    for (const x of children) stack.push({ v: x, d: here })
-  }
-  return { depth, elements }
-}
-
 /** The bytes of a JSON value as delivered (compact UTF-8 serialisation). */
 export const jsonBytes = (value: unknown): number =>
   Buffer.byteLength(JSON.stringify(value) ?? 'null', 'utf8')
 
-/** SIZE-006: OUTPUT_LIMIT_EXCEEDED when a JSON result is over 10 MiB, 10,000 elements or depth 16. */
+/**
+ * SIZE-006: OUTPUT_LIMIT_EXCEEDED when a JSON result is over 10 MiB, 10,000 elements or depth 16; `shape` is
+ * jsonShape() of json-limits.ts.
+ */
 export function jsonLimitBreak(shape: { depth: number; elements: number }, bytes: number) {
   if (shape.depth > JSON_MAX_DEPTH)
     return limit(`The JSON result is nested ${shape.depth} deep; at most ${JSON_MAX_DEPTH}.`)
-  if (shape.elements > JSON_MAX_ELEMENTS)
+  if (shape.elements > JSON_MAX_ARRAY_ELEMENTS)
     return limit(
-      `The JSON result has ${shape.elements} array elements in total; at most ${JSON_MAX_ELEMENTS}.`,
+      `The JSON result has ${shape.elements} array elements in total; at most ${JSON_MAX_ARRAY_ELEMENTS}.`,
     )
   if (bytes > JSON_MAX_BYTES)
     return limit(`The JSON result is ${bytes} bytes; at most ${JSON_MAX_BYTES} (10 MiB).`)
@@ -205,11 +185,10 @@ export const filenameBreak = (name: string): RuleBreak | undefined =>
 /** An entry of a result contract as the rules read it (`schema` is an optional JSON Schema of a JSON entry). */
 export type ContractRule = { key: string; type: string; required: boolean; schema?: unknown }
 
-const ajv = new Ajv2020({ strict: false, allErrors: false })
 /** A compiled validator per schema text (contracts are few; a schema that does not compile checks nothing). */
 const validatorOfText = memoize((text): ValidateFunction | null => {
   try {
-    return ajv.compile(JSON.parse(text) as object)
+    return resultContractAjv.compile(JSON.parse(text) as object)
   } catch {
     return null
   }

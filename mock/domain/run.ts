@@ -1,46 +1,11 @@
 /**
- * Run rules as pure functions (Workflows and Runs; States and transitions; Limits): JSON limits of Run input,
- * how a Run ends from its frozen result contract and the outputs produced, progress, retention and queue time.
+ * Run rules as pure functions (Workflows and Runs; States and transitions; Limits): how a Run ends from its
+ * frozen result contract and the outputs produced, progress and queue time. The JSON limits of Run input are
+ * in json-limits.ts, Run retention in retention.ts.
  */
 
-const DAY_MS = 24 * 60 * 60 * 1000
-
-/** Run request rule 1: Run input nested deeper than this is refused (OUTPUT_LIMIT_EXCEEDED). */
-export const INPUT_MAX_DEPTH = 16
-/** Run request rule 1: more array elements than this, counted over every array of the input, are refused. */
-export const INPUT_MAX_ARRAY_ELEMENTS = 10_000
 /** Limits > Time limits: the queue time of all steps of one Run together. */
 export const RUN_QUEUE_TOTAL_S = 3600
-/** Retention: Run content is kept 30 days after the Run ends unless retention_days shortens it. */
-export const DEFAULT_RETENTION_DAYS = 30
-
-export type JsonLimitProblem =
-  { reason: 'DEPTH'; max_depth: number } | { reason: 'ARRAY_ELEMENTS'; max_array_elements: number }
-
-/**
- * RUN-026, RUN-027: whether a JSON value breaks the JSON limits. Depth counts containers: {} is depth 1,
- * {"a":{}} depth 2, a scalar depth 0; array elements are summed over every array at any depth.
- * Iterative, so a hostile nesting cannot overflow the stack.
- */
-export function jsonLimitProblem(value: unknown): JsonLimitProblem | undefined {
-  let elements = 0
-  const stack: { v: unknown; depth: number }[] = [{ v: value, depth: 0 }]
-  while (stack.length > 0) {
-    const { v, depth } = stack.pop()!
-    if (v === null || typeof v !== 'object') continue
-    const d = depth + 1
-    if (d > INPUT_MAX_DEPTH) return { reason: 'DEPTH', max_depth: INPUT_MAX_DEPTH }
-    if (Array.isArray(v)) {
-      elements += v.length
-      if (elements > INPUT_MAX_ARRAY_ELEMENTS)
-        return { reason: 'ARRAY_ELEMENTS', max_array_elements: INPUT_MAX_ARRAY_ELEMENTS }
-      for (const x of v) stack.push({ v: x, depth: d })
-    } else {
-      for (const x of Object.values(v)) stack.push({ v: x, depth: d })
-    }
-  }
-  return undefined
-}
 
 /** What the end rules need of one produced output item. */
 export type ProducedOutput = { key: string; error: { code: string } | null }
@@ -92,20 +57,6 @@ export function runEnd(
     }
   }
   return { status: 'SUCCEEDED' }
-}
-
-/** RET-010: Run content is kept retention_days after the Run ends; null while it runs. */
-export const runExpiresAt = (completedAt: number | null, retentionDays: number): number | null =>
-  completedAt === null ? null : completedAt + retentionDays * DAY_MS
-
-/** Whether a Run's content is past retention at `nowMs` (hidden at read time; reading never extends it). */
-export const runContentExpired = (
-  completedAt: number | null,
-  retentionDays: number,
-  nowMs: number,
-): boolean => {
-  const at = runExpiresAt(completedAt, retentionDays)
-  return at !== null && nowMs >= at
 }
 
 /**

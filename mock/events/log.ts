@@ -46,6 +46,3 @@ export function appendEvent(
   deps.bus.eventAppended.emit(deps, event)
   return event
 }
-
-/** Event and Item content is kept at most 30 days (Events; Retention). */
-export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000

@@ -12,7 +12,8 @@ import type { ApiError } from '../errors.js'
 import { visibleEventsAfter } from '../store/events.js'
 import { getTimer } from '../store/timers.js'
 import { accessProblem, type Aggregate } from '../access/access.js'
-import { EVENT_RETENTION_MS, type EventRecord } from './log.js'
+import { eventsVisibleSince } from '../domain/retention.js'
+import type { EventRecord } from './log.js'
 import { errorFrame, eventFrame, KEEP_ALIVE_FRAME } from './public.js'
 
 /** The `sse.keep-alive` timer kind: one timer row per open stream, due keepAliveMs after the previous one. */
@@ -201,7 +202,7 @@ function pumpOnce(stream: Stream): void {
   let checked = false
   while (!stream.closed) {
     if (!hasRoom(stream)) return stall(stream)
-    const since = deps.clock.nowMs() - EVENT_RETENTION_MS
+    const since = eventsVisibleSince(deps.clock.nowMs())
     const batch = visibleEventsAfter(
       deps.db,
       stream.aggregate.id,

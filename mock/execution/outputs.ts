@@ -20,6 +20,7 @@
 import type { Deps } from '../deps.js'
 import type { TimerKinds } from '../clock/timer-kinds.js'
 import { sha256Hex } from '../domain/files.js'
+import { jsonShape } from '../domain/json-limits.js'
 import {
   contractBreak,
   fileCountBreak,
@@ -28,7 +29,6 @@ import {
   jsonBytes,
   jsonIsInline,
   jsonLimitBreak,
-  jsonShape,
   pathBreak,
   PREPARATION_MAX_S,
   producedFileTypeBreak,
@@ -37,6 +37,7 @@ import {
   type ContractRule,
   type RuleBreak,
 } from '../domain/output-rules.js'
+import { runFileExpiresAt } from '../domain/retention.js'
 import { containsCredential, maskPublicText, urlResultProblem } from '../domain/result-rules.js'
 import { getDeployment } from '../store/deployments.js'
 import { executionFileBytes } from '../store/execution-files.js'
@@ -92,9 +93,7 @@ function storeFile(deps: Deps, e: ExecutionRecord, f: FileToStore): StoredFile |
   const full = storageBreak(executionFileBytes(deps.db, e.id), f.bytes.byteLength)
   if (full) return full
   // RET-009: a Run's files are kept until its deadline and the end of its content retention.
-  const expiresAtMs = e.run
-    ? e.run.deadline_at + e.run.retention_days * 24 * 60 * 60 * 1000
-    : undefined
+  const expiresAtMs = e.run ? runFileExpiresAt(e.run.deadline_at, e.run.retention_days) : undefined
   return createArtifact(deps.db, {
     artifactId: deps.ids.uuid(),
     fileId: deps.ids.uuid(),

@@ -10,11 +10,8 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import type { Env } from '../deps.js'
-import {
-  IDEMPOTENCY_RETENTION_MS,
-  receiptHolds,
-  requestFingerprint,
-} from '../domain/idempotency.js'
+import { requestFingerprint } from '../domain/idempotency.js'
+import { idempotencyExpiresAt, receiptHolds } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
 import { authenticateApiKey, requireScopes } from '../middleware/api-key.js'
 import { authenticateOwner } from '../middleware/owner-token.js'
@@ -140,7 +137,7 @@ function idempotent(c: Context<Env>, op: OperationSpec, handler: RouteHandler): 
           body: JSON.parse(stored.body_json) as unknown,
         }
       }
-      const expiresAt = nowMs + IDEMPOTENCY_RETENTION_MS
+      const expiresAt = idempotencyExpiresAt(nowMs)
       c.set('input', { ...input, idempotencyExpiresAt: new Date(expiresAt).toISOString() })
       const reply = handler(c)
       if (reply instanceof Promise)

@@ -5,13 +5,13 @@
  * parameter, also assumed).
  */
 import type { MiddlewareHandler } from 'hono'
-import { SpecAjv, loadOpenApi } from '../../spec/index.js'
+import { openApiSchemas } from '../../spec/index.js'
 import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { delegatedAccessNames } from '../http/operations.js'
 
 const delegated = delegatedAccessNames()
-const correlationId = new SpecAjv(loadOpenApi()).at('#/components/parameters/CorrelationId/schema')
+const correlationId = openApiSchemas().at('#/components/parameters/CorrelationId/schema')
 
 export const refuseDelegatedAccess = (): MiddlewareHandler<Env> =>
   async function refuseDelegatedAccess(c, next) {

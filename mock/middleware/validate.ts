@@ -7,14 +7,14 @@
  */
 import type { ErrorObject } from 'ajv'
 import type { MiddlewareHandler } from 'hono'
-import { SpecAjv, loadOpenApi } from '../../spec/index.js'
+import { loadOpenApi, openApiQuerySchemas, openApiSchemas } from '../../spec/index.js'
 import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
 import type { OperationSpec } from '../http/operations.js'
 
 const doc = loadOpenApi()
-const bodies = new SpecAjv(doc)
-const queries = new SpecAjv(doc, { coerceTypes: true })
+const bodies = openApiSchemas()
+const queries = openApiQuerySchemas()
 
 const RANGE_KEYWORDS = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'])
 

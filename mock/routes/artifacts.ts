@@ -10,9 +10,9 @@ import {
   DOWNLOAD_TOKEN_LIFETIME_MS,
   MINIMUM_FILE_BALANCE_SU,
   balanceAllowsFiles,
-  isExpired,
   sha256Hex,
 } from '../domain/files.js'
+import { isExpired } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
 import { route } from '../http/route.js'
 import { rateLimit } from '../middleware/rate-limit.js'

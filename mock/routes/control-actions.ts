@@ -10,15 +10,13 @@
  */
 import { Hono, type Context } from 'hono'
 import { body } from '../http/control-body.js'
-import { Ajv2020 } from 'ajv/dist/2020.js'
 import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { actionOf, actionState, changeApprovalContent } from '../execution/actions.js'
 import { interactiveActionsEnabled, setInteractiveActions } from '../store/actions.js'
 import { getExecution } from '../store/executions.js'
 import { getProject } from '../store/projects.js'
-
-const ajv = new Ajv2020({ allErrors: true, strict: true })
+import { controlBodyAjv as ajv } from '../util/ajv.js'
 
 const toggleBody = ajv.compile<{ enabled: boolean }>({
   type: 'object',

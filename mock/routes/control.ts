@@ -8,7 +8,6 @@
  */
 import { Hono, type Context } from 'hono'
 import { body } from '../http/control-body.js'
-import { Ajv2020 } from 'ajv/dist/2020.js'
 import { CLOCK_MODES, type ClockMode } from '../clock/clock.js'
 import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
@@ -34,8 +33,7 @@ import { budgetView, rehearseSpend } from '../execution/ledger.js'
 import { setApiKeyScopes } from '../store/key-scopes.js'
 import { setProjectBudgets } from '../store/usage.js'
 import { changeCandidatePackage } from '../works/preparations.js'
-
-const ajv = new Ajv2020({ allErrors: true, strict: true })
+import { controlBodyAjv as ajv } from '../util/ajv.js'
 
 const clockBody = ajv.compile<{ mode: ClockMode }>({
   type: 'object',

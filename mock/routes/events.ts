@@ -6,18 +6,15 @@
  */
 import type { Context, Hono } from 'hono'
 import type { Deps, Env } from '../deps.js'
+import { DEFAULT_RUN_RETENTION_DAYS, eventExpired, runContentExpired } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
 import { accessProblem, type Aggregate } from '../access/access.js'
-import { EVENT_RETENTION_MS } from '../events/log.js'
 import { openStream } from '../events/sse.js'
 import { route } from '../http/route.js'
 import { getEvent } from '../store/events.js'
 import { getExecution, latestTurnOfSession } from '../store/executions.js'
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
-const DAY_MS = 24 * 60 * 60 * 1000
-/** Run content is kept 30 days after the Run ends unless retention_days shortens it (Retention). */
-const RUN_RETENTION_DAYS = 30
 
 /** The resume cursor of the request: Last-Event-ID or after; both must be equal (SSE-014). */
 function requestCursor(c: Context<Env>): string | undefined {
@@ -58,7 +55,7 @@ function resumeAfter(
     throw new ApiError('NOT_FOUND', {
       message: 'The cursor is an event of another Session or Run.',
     })
-  if (contentExpired || deps.clock.nowMs() >= event.created_at + EVENT_RETENTION_MS) {
+  if (contentExpired || eventExpired(event.created_at, deps.clock.nowMs())) {
     // SSE-017, SSE-019: read state_url, then items_url, then reopen without a cursor.
     throw new ApiError('EVENT_CURSOR_EXPIRED', {
       message: contentExpired
@@ -104,9 +101,11 @@ export function eventRoutes(app: Hono<Env>): void {
     const problem = accessProblem(deps, c.var.auth!.key, aggregate)
     if (problem) throw problem
     const run = getExecution(deps.db, aggregate.id)!
-    const retentionDays = run.run?.retention_days ?? RUN_RETENTION_DAYS
-    const contentExpired =
-      run.completed_at !== null && deps.clock.nowMs() >= run.completed_at + retentionDays * DAY_MS
+    const contentExpired = runContentExpired(
+      run.completed_at,
+      run.run?.retention_days ?? DEFAULT_RUN_RETENTION_DAYS,
+      deps.clock.nowMs(),
+    )
     const recovery = (): Recovery => ({
       state_url: `/v1/runs/${aggregate.id}`,
       items_url: `/v1/runs/${aggregate.id}/outputs`,

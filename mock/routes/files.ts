@@ -12,13 +12,8 @@ import {
   filenameProblem,
   isAllowedPair,
 } from '../domain/file-rules.js'
-import {
-  MINIMUM_FILE_BALANCE_SU,
-  PRE_UPLOAD_RETENTION_MS,
-  SESSION_FILE_RETENTION_MS,
-  balanceAllowsFiles,
-  storageAllows,
-} from '../domain/files.js'
+import { MINIMUM_FILE_BALANCE_SU, balanceAllowsFiles, storageAllows } from '../domain/files.js'
+import { uploadedFileExpiresAt } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
 import { route, type Reply } from '../http/route.js'
 import { visibleSession } from '../access/access.js'
@@ -101,7 +96,7 @@ function upload(c: Context<Env>, sessionId?: string): Reply {
     bytes: file.bytes,
     nowMs,
     // RET-005 / RET-007: 24 hours ahead of use; a Session file 30 days from upload.
-    expiresAtMs: nowMs + (session ? SESSION_FILE_RETENTION_MS : PRE_UPLOAD_RETENTION_MS),
+    expiresAtMs: uploadedFileExpiresAt(nowMs, session !== undefined),
   })
   return { status: 201, body: fileReceipt(stored) }
 }

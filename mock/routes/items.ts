@@ -7,8 +7,8 @@
 import type { Hono } from 'hono'
 import { visibleSession } from '../access/access.js'
 import type { Env } from '../deps.js'
+import { eventsVisibleSince } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
-import { EVENT_RETENTION_MS } from '../events/log.js'
 import { itemEnvelope } from '../events/public.js'
 import { route } from '../http/route.js'
 import { getEvent, visibleEventsAfter } from '../store/events.js'
@@ -37,7 +37,7 @@ export function itemRoutes(app: Hono<Env>): void {
         })
       afterSequence = cursor.sequence
     }
-    const since = deps.clock.nowMs() - EVENT_RETENTION_MS
+    const since = eventsVisibleSince(deps.clock.nowMs())
     const rows = visibleEventsAfter(deps.db, session.id, afterSequence, since, limit + 1)
     const items: ReturnType<typeof itemEnvelope>[] = []
     let bytes = PAGE_OVERHEAD_BYTES

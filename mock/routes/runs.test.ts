@@ -80,3 +80,23 @@ describe('run actions (beta)', () => {
     expect(run.progress.total).toBe(3)
   })
 })
+
+describe('run input JSON limits', () => {
+  it('[RUN-026] refuses a Run input nested 5,000 deep with 422 OUTPUT_LIMIT_EXCEEDED (no stack overflow)', async () => {
+    // Written by hand: JSON.stringify itself overflows the stack on such a value. About 25 KB (< 64 KiB).
+    const deep = `${'{"a":'.repeat(4999)}{}${'}'.repeat(4999)}`
+    const res = await mock.app.request(`/v1/workflows/${WF}/runs`, {
+      method: 'POST',
+      headers: {
+        authorization: 'Bearer sk_test_a_full',
+        'content-type': 'application/json',
+        'idempotency-key': 'run-deep',
+      },
+      body: `{"published_version":1,"input":{"topic":"x","deep":${deep}}}`,
+    })
+    expect(res.status).toBe(422)
+    const body = (await res.json()) as { error: { code: string; details: unknown } }
+    expect(body.error.code).toBe('OUTPUT_LIMIT_EXCEEDED')
+    expect(body.error.details).toEqual({ reason: 'DEPTH', max_depth: 16 })
+  })
+})

@@ -8,7 +8,7 @@
 import type { Hono } from 'hono'
 import type { Deps, Env } from '../deps.js'
 import { visibleRun } from '../access/access.js'
-import { runExpiresAt } from '../domain/run.js'
+import { runExpiresAt } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
 import {
   actionOf,

@@ -7,6 +7,7 @@
 import type { Context, Hono } from 'hono'
 import { callableDeployment, visibleSession } from '../access/access.js'
 import type { Deps, Env } from '../deps.js'
+import { sessionExpiresAt } from '../domain/retention.js'
 import { ApiError, apiErrorOf } from '../errors.js'
 import { checkConcurrency, nextScenario, reserveSu } from '../execution/accept.js'
 import { acceptExecution, finishExecution } from '../execution/lifecycle.js'
@@ -36,8 +37,6 @@ import { decodeCursor, encodeCursor } from '../http/cursors.js'
 
 /** Session limits defaults of ExecutionLimits (Turn input and request options). */
 const LIMIT_DEFAULTS = { execution_seconds: 3600, max_su: 100, queue_seconds: 600 }
-/** Sessions are kept 30 days idle (Retention). */
-export const SESSION_IDLE_MS = 30 * 24 * 60 * 60 * 1000
 const DEFAULT_PAGE = 50
 
 type CreateBody = {
@@ -80,7 +79,7 @@ function sessionDetail(deps: Deps, s: SessionRecord) {
     status: s.status,
     created_at: iso(s.created_at),
     last_activity_at: iso(s.last_activity_at),
-    expires_at: iso(s.last_activity_at + SESSION_IDLE_MS),
+    expires_at: iso(sessionExpiresAt(s.last_activity_at)),
     metadata: s.metadata,
     turn_ids: turnIdsOfSession(deps.db, s.id),
   }

@@ -8,6 +8,7 @@ import { isIP } from 'node:net'
 import type { Context, Hono } from 'hono'
 import type { Deps, Env } from '../deps.js'
 import { decide } from '../domain/rate-limits.js'
+import { eventExpired } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
 import { route, type Reply } from '../http/route.js'
 import { getEvent } from '../store/events.js'
@@ -37,8 +38,6 @@ import { decodeCursor, encodeCursor } from '../http/cursors.js'
 export const MAX_ENDPOINTS = 10
 /** Limits: at most 10 replays per minute per Project (WHM-010). */
 export const REPLAYS_PER_MINUTE = 10
-/** Retention: events (and so replays) are kept at most 30 days. */
-const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000
 /** How long registration waits for DNS before leaving the address check to each attempt. */
 const REGISTRATION_DNS_MS = 3000
 const DEFAULT_PAGE = 50
@@ -268,7 +267,8 @@ export function webhookRoutes(app: Hono<Env>): void {
     }
     const nowMs = clock.nowMs()
     const event = getEvent(deps.db, original.event_id)
-    if (!event || nowMs >= event.created_at + EVENT_RETENTION_MS) {
+    // EVT-003: events (and so replays) are kept at most 30 days.
+    if (!event || eventExpired(event.created_at, nowMs)) {
       throw new ApiError('NOT_FOUND', { message: 'The event of this delivery is past retention.' })
     }
     if (config.rateLimits) {

@@ -4,11 +4,10 @@
  * limits, file_ids, concurrency and SU; then the Run is accepted QUEUED with its contract frozen (rule 3).
  */
 import type { ErrorObject, ValidateFunction } from 'ajv'
-import { Ajv2020 } from 'ajv/dist/2020.js'
-import addFormatsModule from 'ajv-formats'
 import type { Context, Hono } from 'hono'
 import type { Env } from '../deps.js'
-import { DEFAULT_RETENTION_DAYS, jsonLimitProblem } from '../domain/run.js'
+import { JSON_LIMITS_TEXT, jsonLimitProblem } from '../domain/json-limits.js'
+import { DEFAULT_RUN_RETENTION_DAYS } from '../domain/retention.js'
 import { ApiError, apiErrorOf } from '../errors.js'
 import { checkConcurrency, nextScenario, reserveSu } from '../execution/accept.js'
 import { acceptExecution } from '../execution/lifecycle.js'
@@ -17,10 +16,8 @@ import { countAdmitted, insertSession } from '../store/executions.js'
 import { interactiveActionsEnabled } from '../store/actions.js'
 import { bindFileToExecution, getUsableInputFile } from '../store/files.js'
 import { getWorkflow, type Workflow, type WorkflowLimits } from '../store/workflows.js'
+import { workflowInputAjv } from '../util/ajv.js'
 import { memoize } from '../util/memo.js'
-
-// ajv-formats is CommonJS: its callable is the default export's `default` under NodeNext.
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
 
 type RunCreateBody = {
   published_version: number
@@ -36,7 +33,7 @@ const DOCUMENT_RUN_LIMITS: WorkflowLimits = {
   execution_seconds: 3600,
   queue_seconds: 600,
   max_su: 100,
-  retention_days: DEFAULT_RETENTION_DAYS,
+  retention_days: DEFAULT_RUN_RETENTION_DAYS,
 }
 
 /** A Workflow of the key's Project, or 404 NOT_FOUND exactly as for an absent one (AUTH-009). */
@@ -68,11 +65,9 @@ function workflowBody(w: Workflow) {
   }
 }
 
-const inputAjv = new Ajv2020({ strict: false, allErrors: true })
-addFormats(inputAjv)
 /** The compiled input_schema of a published version, by schema text. */
 const inputValidatorOfText = memoize((text): ValidateFunction =>
-  inputAjv.compile(JSON.parse(text) as object),
+  workflowInputAjv.compile(JSON.parse(text) as object),
 )
 const inputValidator = (w: Workflow): ValidateFunction =>
   inputValidatorOfText(JSON.stringify(w.input_schema))
@@ -151,7 +146,7 @@ export function workflowRoutes(app: Hono<Env>): void {
     const limitProblem = jsonLimitProblem(input)
     if (limitProblem) {
       throw new ApiError('OUTPUT_LIMIT_EXCEEDED', {
-        message: 'Run input is over the JSON limits (depth 16, 10,000 array elements in total).',
+        message: `Run input is over the JSON limits (${JSON_LIMITS_TEXT}).`,
         details: { ...limitProblem },
       })
     }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { BOUND_FILE_RETENTION_MS, PRE_UPLOAD_RETENTION_MS } from '../domain/files.js'
+import { BOUND_FILE_RETENTION_MS, PRE_UPLOAD_RETENTION_MS } from '../domain/retention.js'
 import { createMock, type Mock } from '../index.js'
 import {
   bindFileToExecution,

@@ -4,14 +4,12 @@
  * Storage held by expired files is given back by a lazy sweep over an index of expiries (each row once).
  */
 import {
-  ARTIFACT_RETENTION_MS,
-  BOUND_FILE_RETENTION_MS,
   inputFileProblem,
-  isExpired,
   sha256Hex,
   type InputFileProblem,
   type InputFileUse,
 } from '../domain/files.js'
+import { artifactExpiresAt, boundFileExpiresAt, isExpired } from '../domain/retention.js'
 import type { Db } from './db.js'
 
 export type FileKind = 'INPUT' | 'ARTIFACT'
@@ -130,7 +128,7 @@ export function createArtifact(db: Db, a: NewArtifact): StoredFile {
       ...a,
       id: a.fileId,
       kind: 'ARTIFACT',
-      expiresAtMs: a.expiresAtMs ?? a.nowMs + ARTIFACT_RETENTION_MS,
+      expiresAtMs: a.expiresAtMs ?? artifactExpiresAt(a.nowMs),
     })
   })
 }
@@ -226,7 +224,7 @@ export function bindFileToExecution(
       throw new Error(`bindFileToExecution: file ${fileId} cannot be bound`)
     if (isExpired(file.expires_at, nowMs))
       throw new Error(`bindFileToExecution: file ${fileId} has expired`)
-    const expiresAt = nowMs + BOUND_FILE_RETENTION_MS
+    const expiresAt = boundFileExpiresAt(nowMs)
     const session = file.session_id ?? sessionId ?? null
     db.stmt('UPDATE files SET bound_to = ?, expires_at = ?, session_id = ? WHERE id = ?').run(
       executionId,
