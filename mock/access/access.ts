@@ -15,9 +15,11 @@ import {
   type RunRecord,
   type SessionRecord,
 } from '../store/executions.js'
-import { getArtifactFile, type StoredFile } from '../store/files.js'
+import { getArtifactFile, getDownloadToken, type StoredFile } from '../store/files.js'
 import { getApiKey, getProject, type ApiKey } from '../store/projects.js'
-import { runContentExpired, sessionExpired } from '../domain/retention.js'
+import { getWorkflow, type Workflow } from '../store/workflows.js'
+import { sha256Hex } from '../domain/files.js'
+import { isExpired, runContentExpired, sessionExpired } from '../domain/retention.js'
 
 /** What a key reaches: its Project and the Deployments allowed for it. */
 export type Grant = Pick<AuthInfo, 'projectId' | 'deploymentIds'>
@@ -38,20 +40,18 @@ export function callableDeployment(deps: Deps, grant: Grant, id: string): Deploy
 }
 
 /**
- * A Session the key may see: of its Project, of a Deployment the key may call, not deleted; else 404
- * NOT_FOUND. Then, Run request rule 6: one held by workflow steps is 409 WORKFLOW_MANAGED_SESSION; one past
- * its 30-day idle retention is 410 SESSION_EXPIRED.
+ * A Session the key may see: of its Project, not deleted, of a Deployment the key may call; else 404
+ * NOT_FOUND. Run request rule 6: one held by workflow steps is 409 WORKFLOW_MANAGED_SESSION; one past its
+ * 30-day idle retention is 410 SESSION_EXPIRED.
  */
 export function visibleSession(deps: Deps, grant: Grant, id: string): SessionRecord {
   const session = getSession(deps.db, id)
-  if (
-    !session ||
-    session.project_id !== grant.projectId ||
-    session.deleted_at !== null ||
-    !grant.deploymentIds.includes(session.deployment_id)
-  )
+  if (!session || session.project_id !== grant.projectId || session.deleted_at !== null)
     throw new ApiError('NOT_FOUND', { message: 'No such Session.' })
+  // RUN-037: a Session held by workflow steps (its "Deployment" is the workflow) is refused on Session paths.
   if (session.workflow_run_id !== null) throw new ApiError('WORKFLOW_MANAGED_SESSION')
+  if (!grant.deploymentIds.includes(session.deployment_id))
+    throw new ApiError('NOT_FOUND', { message: 'No such Session.' })
   if (sessionExpired(session.last_activity_at, deps.clock.nowMs()))
     throw new ApiError('SESSION_EXPIRED', {
       message: 'The Session passed its 30-day idle retention.',
@@ -98,6 +98,50 @@ export function visibleArtifact(deps: Deps, grant: Grant, artifactId: string): S
   )
     throw new ApiError('NOT_FOUND', { message: 'No such artifact.' })
   return a
+}
+
+/** A Workflow of the key's Project, or 404 NOT_FOUND exactly as for an absent one (AUTH-009). */
+export function visibleWorkflow(deps: Deps, grant: Grant, id: string): Workflow {
+  const workflow = getWorkflow(deps.db, id)
+  if (!workflow || workflow.project_id !== grant.projectId)
+    throw new ApiError('NOT_FOUND', { message: 'No such workflow.' })
+  return workflow
+}
+
+/** The 404 of a download address that is unknown, another artifact's, used or expired (ART-004, ART-005). */
+export const downloadNotFound = (): ApiError =>
+  new ApiError('NOT_FOUND', {
+    message: 'This download address is unknown, used or expired: issue a new one.',
+  })
+
+/**
+ * AUTH-013: the one-use token of a download address replaces the bearer key: the token's hash when it was
+ * issued for this artifact, is unused and unexpired (else 404), and the issuing key's access when that key
+ * still exists (the download counts against its call rate).
+ */
+export function downloadGrant(
+  deps: Deps,
+  artifactId: string,
+  token: string | undefined,
+): { tokenHash: string; auth: AuthInfo | undefined } {
+  const tokenHash = token ? sha256Hex(Buffer.from(token, 'utf8')) : undefined
+  const issued = tokenHash ? getDownloadToken(deps.db, tokenHash) : undefined
+  if (
+    !tokenHash ||
+    !issued ||
+    issued.artifact_id !== artifactId ||
+    issued.used_at !== null ||
+    isExpired(issued.expires_at, deps.clock.nowMs())
+  )
+    throw downloadNotFound()
+  const key = getApiKey(deps.db, issued.api_key)
+  const auth = key && {
+    projectId: key.project_id,
+    key: key.key,
+    scopes: key.scopes,
+    deploymentIds: key.deployment_ids,
+  }
+  return { tokenHash, auth }
 }
 
 /** What artifact reads and the control API need to know of a Session. EXPIRED: content retention ended. */

@@ -1,17 +1,64 @@
 /**
- * Acceptance of a new execution (Sessions and Turns; Limits > Concurrency, SU budgets): the checks that decide
- * whether a create request is accepted, and the scenario the execution will follow. Every acceptance of a Turn
- * or Run calls checkConcurrency() and reserveSu() (balance, then the Project's UTC day and month budgets).
+ * Acceptance of a new execution (Sessions and Turns, Workflows and Runs; Limits > Concurrency, SU budgets):
+ * acceptSession, acceptInput and acceptRun decide whether a create request is accepted and store it. Every
+ * acceptance checks concurrency and reserves its max_su (balance, then the Project's UTC day and month
+ * budgets), and takes the scenario the execution will follow.
  */
-import type { Deps } from '../deps.js'
-import { ApiError } from '../errors.js'
-import type { OutputContract } from '../store/deployments.js'
-import { countWaiting, openReservations } from '../store/executions.js'
+import type { ErrorObject, ValidateFunction } from 'ajv'
+import type { AuthInfo, Deps } from '../deps.js'
+import { JSON_LIMITS_TEXT, jsonLimitProblem } from '../domain/json-limits.js'
+import { DEFAULT_RUN_RETENTION_DAYS } from '../domain/retention.js'
+import { ApiError, apiErrorOf } from '../errors.js'
+import { interactiveActionsEnabled } from '../store/actions.js'
+import type { Deployment, OutputContract } from '../store/deployments.js'
+import {
+  countAdmitted,
+  countWaiting,
+  insertSession,
+  latestTurnOfSession,
+  openReservations,
+  updateSession,
+  type ExecutionRecord,
+  type RunRecord,
+  type SessionRecord,
+} from '../store/executions.js'
+import { bindFileToExecution, getUsableInputFile } from '../store/files.js'
+import type { Workflow, WorkflowLimits } from '../store/workflows.js'
+import { workflowInputAjv } from '../util/ajv.js'
+import { memoize } from '../util/memo.js'
 import { getProject } from '../store/projects.js'
 import { getFixtureScenario, takeScenario } from '../store/scenarios.js'
 import { checkProjectBudget } from './ledger.js'
-import { PROJECT_CONCURRENCY } from './lifecycle.js'
+import { acceptExecution, PROJECT_CONCURRENCY } from './lifecycle.js'
 import { BUILTIN_SCENARIOS, DEFAULT_SCENARIO, type ScenarioStep } from './scenarios.js'
+
+/** ExecutionLimits defaults of a Turn (Turn input and request options). */
+const TURN_LIMIT_DEFAULTS = { execution_seconds: 3600, max_su: 100, queue_seconds: 600 }
+
+/** The body of a Session creation or of added input (validated against the OpenAPI schema before). */
+export type TurnRequest = {
+  input: ({ type: 'TEXT'; text: string } | { type: 'FILE'; file_id: string })[]
+  limits?: Partial<typeof TURN_LIMIT_DEFAULTS>
+  metadata?: Record<string, string>
+}
+
+/** The body of a Run creation (validated against the OpenAPI schema before). */
+export type RunRequest = {
+  published_version: number
+  input?: Record<string, unknown>
+  file_ids?: string[]
+  limits?: Partial<WorkflowLimits>
+  metadata?: Record<string, string>
+}
+
+/** The document's Run limits caps (Run request rule 2), the defaults where a workflow gives none. */
+const DOCUMENT_RUN_LIMITS: WorkflowLimits = {
+  run_seconds: 43_200,
+  execution_seconds: 3600,
+  queue_seconds: 600,
+  max_su: 100,
+  retention_days: DEFAULT_RUN_RETENTION_DAYS,
+}
 
 /**
  * Accepted executions beyond the 2 running ones wait; when the Project's `max_waiting_executions` (fixture
@@ -68,4 +115,269 @@ export function nextScenario(
       : s,
   )
   return { name, steps }
+}
+
+/** Creates a Session of an ACTIVE Deployment together with its first Turn (Sessions and Turns). */
+export function acceptSession(
+  deps: Deps,
+  auth: AuthInfo,
+  deployment: Deployment,
+  body: TurnRequest,
+): ExecutionRecord {
+  if (deployment.status !== 'ACTIVE')
+    throw new ApiError('DEPLOYMENT_UNAVAILABLE', { message: 'The Deployment is RETIRED.' })
+  const nowMs = deps.clock.nowMs()
+  const session: SessionRecord = {
+    id: deps.ids.uuid(),
+    project_id: deployment.project_id,
+    deployment_id: deployment.id,
+    status: 'ACTIVE',
+    deleted_at: null,
+    metadata: body.metadata ?? {},
+    created_at: nowMs,
+    last_activity_at: nowMs,
+    workflow_run_id: null,
+  }
+  insertSession(deps.db, session)
+  return acceptTurn(deps, auth, deployment, session, body)
+}
+
+/**
+ * Accepts input to an existing Session as a new Turn: 409 SESSION_CLOSED for a closed Session, 409
+ * SESSION_BUSY while a Turn runs (state rules 1 and 2).
+ */
+export function acceptInput(
+  deps: Deps,
+  auth: AuthInfo,
+  deployment: Deployment,
+  session: SessionRecord,
+  body: TurnRequest,
+): ExecutionRecord {
+  if (session.status === 'CLOSED') throw new ApiError('SESSION_CLOSED')
+  const current = latestTurnOfSession(deps.db, session.id)
+  if (current && !current.terminal)
+    throw new ApiError('SESSION_BUSY', { details: { turn_id: current.id } })
+  return acceptTurn(deps, auth, deployment, session, body)
+}
+
+/** Accepts a new Turn in a Session (creation or added input): limits defaults, budget, concurrency, scenario. */
+export function acceptTurn(
+  deps: Deps,
+  auth: AuthInfo,
+  deployment: Deployment,
+  session: SessionRecord,
+  body: TurnRequest,
+): ExecutionRecord {
+  if (deployment.status !== 'ACTIVE')
+    throw new ApiError('DEPLOYMENT_UNAVAILABLE', { message: 'The Deployment is RETIRED.' })
+  const files = body.input
+    .filter((i) => i.type === 'FILE')
+    .map((i) => (i as { file_id: string }).file_id)
+  if (files.length > 20 || new Set(files).size !== files.length) {
+    throw new ApiError('TOO_MANY_FILES', { message: 'At most 20 input files, none listed twice.' })
+  }
+  const limits = { ...TURN_LIMIT_DEFAULTS, ...body.limits }
+  const nowMs = deps.clock.nowMs()
+  const turnId = deps.ids.uuid()
+  // FILE items: READY input files of this Project (or this Session), not bound to another execution, of a type
+  // the Deployment accepts (SES-006, FILE-009, DEP-005).
+  for (const fileId of files) {
+    const usable = getUsableInputFile(deps.db, fileId, {
+      projectId: auth.projectId,
+      nowMs,
+      sessionId: session.id,
+      executionId: turnId,
+      acceptedMimeTypes: deployment.input_mime_types,
+    })
+    if (!usable.ok) {
+      throw apiErrorOf(usable.code, {
+        message: `Input file ${fileId} cannot be used (${usable.reason}).`,
+        details: { file_id: fileId, reason: usable.reason },
+      })
+    }
+  }
+  checkConcurrency(deps, auth.projectId, countAdmitted(deps.db, auth.projectId))
+  reserveSu(deps, auth.projectId, limits.max_su)
+  const scenario = nextScenario(deps, deployment.id, deployment.outputs)
+  updateSession(deps.db, session.id, { last_activity_at: nowMs })
+  // RET-007: a file given as Turn input is kept 30 days from now and belongs to this Session.
+  for (const fileId of files) bindFileToExecution(deps.db, fileId, turnId, nowMs, session.id)
+  return acceptExecution(deps, {
+    id: turnId,
+    kind: 'TURN',
+    project_id: auth.projectId,
+    api_key: auth.key,
+    deployment_id: deployment.id,
+    session_id: session.id,
+    workflow_id: null,
+    published_version: null,
+    scenario: scenario.name,
+    steps: scenario.steps,
+    input: body.input,
+    metadata: body.metadata ?? {},
+    execution_seconds: limits.execution_seconds,
+    queue_seconds: limits.queue_seconds,
+    max_su: limits.max_su,
+  })
+}
+
+/** The compiled input_schema of a published version, by schema text. */
+const inputValidatorOfText = memoize((text): ValidateFunction =>
+  workflowInputAjv.compile(JSON.parse(text) as object),
+)
+const inputValidator = (w: Workflow): ValidateFunction =>
+  inputValidatorOfText(JSON.stringify(w.input_schema))
+
+const schemaProblems = (errors: ErrorObject[] | null | undefined) =>
+  (errors ?? []).slice(0, 20).map((e) => ({
+    path: e.instancePath || '/',
+    message:
+      e.keyword === 'additionalProperties'
+        ? `unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"`
+        : (e.message ?? 'invalid'),
+  }))
+
+/** The Run's limits: the request's values over the workflow's (then the document's) defaults. */
+function runLimits(w: Workflow, requested: Partial<WorkflowLimits> = {}): WorkflowLimits {
+  const defaults = { ...DOCUMENT_RUN_LIMITS, ...w.limits }
+  // Assumed: a workflow's own limits are also caps; a request above them is refused like one above the
+  // document's caps (LIMIT_OUT_OF_RANGE), never lowered silently.
+  const over = (Object.keys(requested) as (keyof WorkflowLimits)[]).filter(
+    (k) => requested[k] !== undefined && requested[k] > defaults[k],
+  )
+  if (over.length > 0) {
+    throw new ApiError('LIMIT_OUT_OF_RANGE', {
+      message: `limits above this workflow's caps: ${over.join(', ')}.`,
+      details: {
+        errors: over.map((k) => ({ path: `/limits/${k}`, message: `must be <= ${defaults[k]}` })),
+      },
+    })
+  }
+  return { ...defaults, ...requested }
+}
+
+/**
+ * Accepts a Run (Workflows and Runs, Run request rules 1-6): the workflow is available at the requested
+ * published version, input within the JSON limits and the input_schema, limits within the caps, files
+ * usable, a slot or a waiting place, the SU reserved; then the Run, its internal Session and its deadline.
+ */
+export function acceptRun(
+  deps: Deps,
+  auth: AuthInfo,
+  workflow: Workflow,
+  body: RunRequest,
+): RunRecord {
+  // RUN-034: a stopped, unpublished or not API-startable workflow.
+  if (!workflow.available) {
+    throw new ApiError('WORKFLOW_UNAVAILABLE', {
+      message: 'The workflow is stopped, unpublished or not startable by API.',
+      details: { workflow_id: workflow.id, reason: 'NOT_AVAILABLE' },
+    })
+  }
+  // STATE-026 (state rule 3). Assumed code: the document names none; the requested version is no longer
+  // the published one, so it is answered as an unpublished workflow (409 WORKFLOW_UNAVAILABLE).
+  if (body.published_version !== workflow.published_version) {
+    throw new ApiError('WORKFLOW_UNAVAILABLE', {
+      message: `published_version ${body.published_version} is not the current published version (${workflow.published_version}).`,
+      details: {
+        workflow_id: workflow.id,
+        reason: 'PUBLISHED_VERSION_MISMATCH',
+        published_version: workflow.published_version,
+      },
+    })
+  }
+  // SVC-009: the beta refuses at acceptance a workflow known to need a human approval. Assumed code:
+  // the document says only 422; INVALID_INPUT with details.reason ACTION_REQUIRED. With the interactive
+  // facility switched on for the Project, such a workflow is accepted and pauses REQUIRES_ACTION instead.
+  if (workflow.needs_approval && !interactiveActionsEnabled(deps.db, auth.projectId)) {
+    throw new ApiError('INVALID_INPUT', {
+      status: 422,
+      message:
+        'This workflow needs a human approval; interactive actions are not provided in the private beta.',
+      details: { workflow_id: workflow.id, reason: 'ACTION_REQUIRED' },
+    })
+  }
+  const input = body.input ?? {}
+  // RUN-026, RUN-027: JSON limits before the schema (a deep value is never walked by the validator).
+  const limitProblem = jsonLimitProblem(input)
+  if (limitProblem) {
+    throw new ApiError('OUTPUT_LIMIT_EXCEEDED', {
+      message: `Run input is over the JSON limits (${JSON_LIMITS_TEXT}).`,
+      details: { ...limitProblem },
+    })
+  }
+  // RUN-024: input must satisfy the workflow's input_schema.
+  const validate = inputValidator(workflow)
+  if (!validate(input)) {
+    throw new ApiError('OUTPUT_SCHEMA_MISMATCH', {
+      message: 'Run input does not match the workflow input_schema.',
+      details: { errors: schemaProblems(validate.errors) },
+    })
+  }
+  const limits = runLimits(workflow, body.limits)
+  const nowMs = deps.clock.nowMs()
+  const runId = deps.ids.uuid()
+  const fileIds = body.file_ids ?? []
+  // FILE-009: every file must be a usable input file of this Project; it becomes bound to this Run.
+  for (const fileId of fileIds) {
+    const usable = getUsableInputFile(deps.db, fileId, {
+      projectId: auth.projectId,
+      nowMs,
+      executionId: runId,
+    })
+    if (!usable.ok) {
+      const opts = {
+        message: `file_ids: ${fileId} cannot be used (${usable.reason}).`,
+        details: { file_id: fileId, reason: usable.reason },
+      }
+      throw apiErrorOf(usable.code, opts)
+    }
+  }
+  checkConcurrency(deps, auth.projectId, countAdmitted(deps.db, auth.projectId))
+  reserveSu(deps, auth.projectId, limits.max_su)
+  const scenario = nextScenario(deps, workflow.id, workflow.outputs)
+  const run = acceptExecution(deps, {
+    id: runId,
+    kind: 'RUN',
+    project_id: auth.projectId,
+    api_key: auth.key,
+    deployment_id: null,
+    session_id: null,
+    workflow_id: workflow.id,
+    published_version: workflow.published_version,
+    scenario: scenario.name,
+    steps: scenario.steps,
+    input,
+    metadata: body.metadata ?? {},
+    execution_seconds: limits.execution_seconds,
+    queue_seconds: limits.queue_seconds,
+    max_su: limits.max_su,
+    // RUN-033 (Run request rule 3): steps and contracts frozen at acceptance.
+    run: {
+      deadline_at: nowMs + limits.run_seconds * 1000,
+      run_seconds: limits.run_seconds,
+      retention_days: limits.retention_days,
+      progress_total: workflow.steps,
+      allows_partial: workflow.allows_partial,
+      outputs: workflow.outputs,
+      file_ids: fileIds,
+    },
+  })
+  for (const fileId of fileIds) bindFileToExecution(deps.db, fileId, run.id, nowMs)
+  // Run request rule 6: the workflow's steps hold an internal Session (deployment_id is the workflow's id);
+  // Session paths refuse it with 409 WORKFLOW_MANAGED_SESSION. GET /_mock/runs/{id}/sessions lists it.
+  insertSession(deps.db, {
+    id: deps.ids.uuid(),
+    project_id: auth.projectId,
+    deployment_id: workflow.id,
+    status: 'ACTIVE',
+    deleted_at: null,
+    metadata: {},
+    created_at: nowMs,
+    last_activity_at: nowMs,
+    workflow_run_id: run.id,
+  })
+  // STATE-014: the whole-Run deadline is a timer; it is never extended (STATE-015).
+  deps.scheduler.schedule('run.deadline', run.run!.deadline_at, { id: run.id }, { subject: run.id })
+  return run as RunRecord
 }

@@ -4,7 +4,7 @@
  * 429 RATE_LIMITED with Retry-After and details.reset_at. Off with --no-rate-limits.
  */
 import type { Context, MiddlewareHandler } from 'hono'
-import type { Env } from '../deps.js'
+import type { Deps, Env } from '../deps.js'
 import { decide, effectiveLimit, type RateClass, type RateScope } from '../domain/rate-limits.js'
 import { ApiError } from '../errors.js'
 import { getDeployment } from '../store/deployments.js'
@@ -30,7 +30,7 @@ function deploymentOfRequest(c: Context<Env>): string | undefined {
 
 export const rateLimit = (cls: RateClass): MiddlewareHandler<Env> =>
   async function rateLimit(c, next) {
-    const { db, clock, config } = c.var.deps
+    const { db, config } = c.var.deps
     const auth = c.var.auth
     if (!config.rateLimits || !auth) return next()
     const key = getApiKey(db, auth.key)
@@ -47,26 +47,38 @@ export const rateLimit = (cls: RateClass): MiddlewareHandler<Env> =>
         limit: effectiveLimit(cls, deployment.rate_limits[perMinute]),
       })
     }
-    const nowMs = clock.nowMs()
-    const decision = db.tx(() => {
-      const d = decide(
-        scopes.map((scope) => ({ scope, window: getRateWindow(db, scope.id) })),
-        nowMs,
-      )
-      if (d.allowed) for (const { id, window } of d.windows) putRateWindow(db, id, window)
-      return d
-    })
-    if (!decision.allowed) {
-      throw new ApiError('RATE_LIMITED', {
-        message: `Call rate exceeded: ${decision.limit} ${cls} requests per minute.`,
-        retryAfterS: Math.max(1, Math.ceil((decision.resetAtMs - nowMs) / 1000)),
-        details: {
-          reset_at: new Date(decision.resetAtMs).toISOString(),
-          limit: decision.limit,
-          rate_class: cls,
-          scope: decision.scope.split(':')[0],
-        },
-      })
-    }
+    chargeRate(c.var.deps, scopes, (limit, scope) => ({
+      message: `Call rate exceeded: ${limit} ${cls} requests per minute.`,
+      details: { limit, rate_class: cls, scope },
+    }))
     await next()
   }
+
+/**
+ * Charges one request to every scope in one transaction, or throws 429 RATE_LIMITED with Retry-After and
+ * details.reset_at (RATE-005) when one of them is full; a refused request is not counted. `describe` gives the
+ * message and the details of the full scope (its limit and the kind of scope: key, project, deployment, ...).
+ */
+export function chargeRate(
+  deps: Deps,
+  scopes: RateScope[],
+  describe: (limit: number, scope: string) => { message: string; details: Record<string, unknown> },
+): void {
+  const { db, clock } = deps
+  const nowMs = clock.nowMs()
+  const decision = db.tx(() => {
+    const d = decide(
+      scopes.map((scope) => ({ scope, window: getRateWindow(db, scope.id) })),
+      nowMs,
+    )
+    if (d.allowed) for (const { id, window } of d.windows) putRateWindow(db, id, window)
+    return d
+  })
+  if (decision.allowed) return
+  const { message, details } = describe(decision.limit, decision.scope.split(':')[0]!)
+  throw new ApiError('RATE_LIMITED', {
+    message,
+    retryAfterS: Math.max(1, Math.ceil((decision.resetAtMs - nowMs) / 1000)),
+    details: { reset_at: new Date(decision.resetAtMs).toISOString(), ...details },
+  })
+}

@@ -16,16 +16,9 @@ import { isExpired } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
 import { route } from '../http/route.js'
 import { rateLimit } from '../middleware/rate-limit.js'
-import {
-  getArtifactFile,
-  getDownloadToken,
-  insertDownloadToken,
-  readFileBytes,
-  useDownloadToken,
-  type StoredFile,
-} from '../store/files.js'
-import { getApiKey, getProject } from '../store/projects.js'
-import { visibleArtifact } from '../access/access.js'
+import { consumeDownload, insertDownloadToken, type StoredFile } from '../store/files.js'
+import { getProject } from '../store/projects.js'
+import { downloadGrant, downloadNotFound, visibleArtifact } from '../access/access.js'
 import { artifactDetail } from '../domain/file-views.js'
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -39,11 +32,6 @@ function requireRetained(a: StoredFile, nowMs: number): void {
     })
   }
 }
-
-const notFound = () =>
-  new ApiError('NOT_FOUND', {
-    message: 'This download address is unknown, used or expired: issue a new one.',
-  })
 
 const contentDisposition = (filename: string) =>
   `attachment; filename*=UTF-8''${encodeURIComponent(filename).replace(/['()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`)}`
@@ -87,45 +75,21 @@ export function artifactRoutes(app: Hono<Env>): void {
   })
 
   route(app, 'getArtifactContent', async (c) => {
-    const { db, clock } = c.var.deps
+    const deps = c.var.deps
     const artifactId = c.req.param('artifact_id')!
-    const token = c.req.query('token')
-    const hash = token ? sha256Hex(Buffer.from(token, 'utf8')) : undefined
-    const issued = hash ? getDownloadToken(db, hash) : undefined
-    // ART-004, ART-005: unknown, another artifact's, used or expired: 404 (AUTH-013: no bearer key here).
-    if (
-      !issued ||
-      issued.artifact_id !== artifactId ||
-      issued.used_at !== null ||
-      isExpired(issued.expires_at, clock.nowMs())
-    ) {
-      throw notFound()
-    }
+    const grant = downloadGrant(deps, artifactId, c.req.query('token'))
     // RATE-002: a download is a Read-class call of the key that issued the address.
-    const key = getApiKey(db, issued.api_key)
-    if (key) {
-      c.set('auth', {
-        projectId: key.project_id,
-        key: key.key,
-        scopes: key.scopes,
-        deploymentIds: key.deployment_ids,
-      })
+    if (grant.auth) {
+      c.set('auth', grant.auth)
       await rateLimit('read')(c, async () => {})
     }
-    const served = db.tx(() => {
-      const nowMs = clock.nowMs()
-      if (isExpired(issued.expires_at, nowMs) || !useDownloadToken(db, hash!, nowMs)) return
-      const a = getArtifactFile(db, artifactId)
-      if (!a || a.deleted || isExpired(a.expires_at, nowMs)) return
-      const bytes = readFileBytes(db, a.id)
-      return bytes && { a, bytes }
-    })
-    if (!served) throw notFound()
+    const served = consumeDownload(deps.db, grant.tokenHash, artifactId, deps.clock.nowMs())
+    if (!served) throw downloadNotFound()
     // ART-007: Range is ignored: always the whole file, 200.
     return c.body(served.bytes, 200, {
-      'Content-Type': served.a.mime_type,
+      'Content-Type': served.file.mime_type,
       'Content-Length': String(served.bytes.byteLength),
-      'Content-Disposition': contentDisposition(served.a.filename),
+      'Content-Disposition': contentDisposition(served.file.filename),
       'Accept-Ranges': 'none',
       'X-Content-Type-Options': 'nosniff',
     })

@@ -8,9 +8,9 @@ import type { Context, Hono } from 'hono'
 import { callableDeployment, visibleSession } from '../access/access.js'
 import type { Deps, Env } from '../deps.js'
 import { sessionExpiresAt } from '../domain/retention.js'
-import { ApiError, apiErrorOf } from '../errors.js'
-import { checkConcurrency, nextScenario, reserveSu } from '../execution/accept.js'
-import { acceptExecution, finishExecution } from '../execution/lifecycle.js'
+import { ApiError } from '../errors.js'
+import { acceptInput, acceptSession, type TurnRequest } from '../execution/accept.js'
+import { finishExecution } from '../execution/lifecycle.js'
 import { route, type Reply } from '../http/route.js'
 import {
   actionOf,
@@ -18,11 +18,8 @@ import {
   resolveQuestion,
   type QuestionResolve,
 } from '../execution/actions.js'
-import type { Deployment } from '../store/deployments.js'
 import {
-  countAdmitted,
   getExecution,
-  insertSession,
   latestTurnOfSession,
   listOutputs,
   saveExecution,
@@ -31,19 +28,11 @@ import {
   type ExecutionRecord,
   type SessionRecord,
 } from '../store/executions.js'
-import { bindFileToExecution, deleteSessionFiles, getUsableInputFile } from '../store/files.js'
+import { deleteSessionFiles } from '../store/files.js'
 import { presentOutputs } from '../execution/outputs.js'
 import { decodeCursor, encodeCursor } from '../http/cursors.js'
 
-/** Session limits defaults of ExecutionLimits (Turn input and request options). */
-const LIMIT_DEFAULTS = { execution_seconds: 3600, max_su: 100, queue_seconds: 600 }
 const DEFAULT_PAGE = 50
-
-type CreateBody = {
-  input: ({ type: 'TEXT'; text: string } | { type: 'FILE'; file_id: string })[]
-  limits?: Partial<typeof LIMIT_DEFAULTS>
-  metadata?: Record<string, string>
-}
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
@@ -85,68 +74,6 @@ function sessionDetail(deps: Deps, s: SessionRecord) {
   }
 }
 
-/** Accepts a new Turn in a Session (creation or added input): limits defaults, budget, concurrency, scenario. */
-function acceptTurn(
-  c: Context<Env>,
-  deployment: Deployment,
-  session: SessionRecord,
-  body: CreateBody,
-): ExecutionRecord {
-  const deps = c.var.deps
-  const auth = c.var.auth!
-  if (deployment.status !== 'ACTIVE')
-    throw new ApiError('DEPLOYMENT_UNAVAILABLE', { message: 'The Deployment is RETIRED.' })
-  const files = body.input
-    .filter((i) => i.type === 'FILE')
-    .map((i) => (i as { file_id: string }).file_id)
-  if (files.length > 20 || new Set(files).size !== files.length) {
-    throw new ApiError('TOO_MANY_FILES', { message: 'At most 20 input files, none listed twice.' })
-  }
-  const limits = { ...LIMIT_DEFAULTS, ...body.limits }
-  const nowMs = deps.clock.nowMs()
-  const turnId = deps.ids.uuid()
-  // FILE items: READY input files of this Project (or this Session), not bound to another execution, of a type
-  // the Deployment accepts (SES-006, FILE-009, DEP-005).
-  for (const fileId of files) {
-    const usable = getUsableInputFile(deps.db, fileId, {
-      projectId: auth.projectId,
-      nowMs,
-      sessionId: session.id,
-      executionId: turnId,
-      acceptedMimeTypes: deployment.input_mime_types,
-    })
-    if (!usable.ok) {
-      throw apiErrorOf(usable.code, {
-        message: `Input file ${fileId} cannot be used (${usable.reason}).`,
-        details: { file_id: fileId, reason: usable.reason },
-      })
-    }
-  }
-  checkConcurrency(deps, auth.projectId, countAdmitted(deps.db, auth.projectId))
-  reserveSu(deps, auth.projectId, limits.max_su)
-  const scenario = nextScenario(deps, deployment.id, deployment.outputs)
-  updateSession(deps.db, session.id, { last_activity_at: nowMs })
-  // RET-007: a file given as Turn input is kept 30 days from now and belongs to this Session.
-  for (const fileId of files) bindFileToExecution(deps.db, fileId, turnId, nowMs, session.id)
-  return acceptExecution(deps, {
-    id: turnId,
-    kind: 'TURN',
-    project_id: auth.projectId,
-    api_key: auth.key,
-    deployment_id: deployment.id,
-    session_id: session.id,
-    workflow_id: null,
-    published_version: null,
-    scenario: scenario.name,
-    steps: scenario.steps,
-    input: body.input,
-    metadata: body.metadata ?? {},
-    execution_seconds: limits.execution_seconds,
-    queue_seconds: limits.queue_seconds,
-    max_su: limits.max_su,
-  })
-}
-
 function turnReceipt(c: Context<Env>, turn: ExecutionRecord): Reply {
   return {
     status: 202,
@@ -178,25 +105,9 @@ function requestCancel(deps: Deps, e: ExecutionRecord, code: string): void {
 
 export function sessionRoutes(app: Hono<Env>): void {
   route(app, 'createSession', (c) => {
-    const deployment = callableDeployment(c.var.deps, c.var.auth!, c.req.param('deployment_id')!)
-    const body = c.var.input!.body as CreateBody
-    const deps = c.var.deps
-    const nowMs = deps.clock.nowMs()
-    const session: SessionRecord = {
-      id: deps.ids.uuid(),
-      project_id: deployment.project_id,
-      deployment_id: deployment.id,
-      status: 'ACTIVE',
-      deleted_at: null,
-      metadata: body.metadata ?? {},
-      created_at: nowMs,
-      last_activity_at: nowMs,
-      workflow_run_id: null,
-    }
-    if (deployment.status !== 'ACTIVE')
-      throw new ApiError('DEPLOYMENT_UNAVAILABLE', { message: 'The Deployment is RETIRED.' })
-    insertSession(deps.db, session)
-    return turnReceipt(c, acceptTurn(c, deployment, session, body))
+    const { deps, auth, input } = c.var
+    const deployment = callableDeployment(deps, auth!, c.req.param('deployment_id')!)
+    return turnReceipt(c, acceptSession(deps, auth!, deployment, input!.body as TurnRequest))
   })
 
   route(app, 'getSession', (c) => ({
@@ -208,13 +119,10 @@ export function sessionRoutes(app: Hono<Env>): void {
   }))
 
   route(app, 'addTurn', (c) => {
-    const session = visibleSession(c.var.deps, c.var.auth!, c.req.param('session_id')!)
-    if (session.status === 'CLOSED') throw new ApiError('SESSION_CLOSED')
-    const current = latestTurnOfSession(c.var.deps.db, session.id)
-    if (current && !current.terminal)
-      throw new ApiError('SESSION_BUSY', { details: { turn_id: current.id } })
-    const deployment = callableDeployment(c.var.deps, c.var.auth!, session.deployment_id)
-    return turnReceipt(c, acceptTurn(c, deployment, session, c.var.input!.body as CreateBody))
+    const { deps, auth, input } = c.var
+    const session = visibleSession(deps, auth!, c.req.param('session_id')!)
+    const deployment = callableDeployment(deps, auth!, session.deployment_id)
+    return turnReceipt(c, acceptInput(deps, auth!, deployment, session, input!.body as TurnRequest))
   })
 
   route(app, 'getTurn', (c) => {

@@ -7,12 +7,11 @@ import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
 import type { Context, Hono } from 'hono'
 import type { Deps, Env } from '../deps.js'
-import { decide } from '../domain/rate-limits.js'
 import { eventExpired } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
+import { chargeRate } from '../middleware/rate-limit.js'
 import { route, type Reply } from '../http/route.js'
 import { getEvent } from '../store/events.js'
-import { getRateWindow, putRateWindow } from '../store/rate-windows.js'
 import {
   activeEndpoints,
   getDelivery,
@@ -271,22 +270,12 @@ export function webhookRoutes(app: Hono<Env>): void {
     if (!event || eventExpired(event.created_at, nowMs)) {
       throw new ApiError('NOT_FOUND', { message: 'The event of this delivery is past retention.' })
     }
-    if (config.rateLimits) {
-      const scope = { id: `webhook-replay:${projectId}`, limit: REPLAYS_PER_MINUTE }
-      const decision = decide([{ scope, window: getRateWindow(db, scope.id) }], nowMs)
-      if (!decision.allowed) {
-        throw new ApiError('RATE_LIMITED', {
-          message: `At most ${REPLAYS_PER_MINUTE} webhook replays per minute per Project.`,
-          retryAfterS: Math.max(1, Math.ceil((decision.resetAtMs - nowMs) / 1000)),
-          details: {
-            reset_at: new Date(decision.resetAtMs).toISOString(),
-            limit: REPLAYS_PER_MINUTE,
-            scope: 'project',
-          },
-        })
-      }
-      for (const { id, window } of decision.windows) putRateWindow(db, id, window)
-    }
+    // WHM-010: at most 10 replays per minute per Project.
+    if (config.rateLimits)
+      chargeRate(deps, [{ id: `webhook-replay:${projectId}`, limit: REPLAYS_PER_MINUTE }], () => ({
+        message: `At most ${REPLAYS_PER_MINUTE} webhook replays per minute per Project.`,
+        details: { limit: REPLAYS_PER_MINUTE, scope: 'project' },
+      }))
     const replay = enqueueDelivery(deps, {
       project_id: projectId,
       endpoint_id: endpoint.id,

@@ -289,3 +289,24 @@ export function useDownloadToken(db: Db, tokenHash: string, nowMs: number): bool
       .run(nowMs, tokenHash).changes > 0
   )
 }
+
+/**
+ * ART-004: uses a download token and reads its file in one transaction: undefined when the token is expired or
+ * used already, or the file was deleted or passed retention meanwhile (one success under concurrent uses).
+ */
+export function consumeDownload(
+  db: Db,
+  tokenHash: string,
+  artifactId: string,
+  nowMs: number,
+): { file: StoredFile; bytes: Uint8Array<ArrayBuffer> } | undefined {
+  return db.tx(() => {
+    const issued = getDownloadToken(db, tokenHash)
+    if (!issued || isExpired(issued.expires_at, nowMs) || !useDownloadToken(db, tokenHash, nowMs))
+      return undefined
+    const file = getArtifactFile(db, artifactId)
+    if (!file || file.deleted || isExpired(file.expires_at, nowMs)) return undefined
+    const bytes = readFileBytes(db, file.id)
+    return bytes && { file, bytes }
+  })
+}
