@@ -81,6 +81,19 @@ export type ErrorEnvelope = {
   }
 }
 
+/** The envelope of an ApiError for one request: the only place the envelope's fields are put together. */
+export function errorEnvelope(apiError: ApiError, requestId: string): ErrorEnvelope {
+  return {
+    error: {
+      code: apiError.code,
+      message: apiError.message,
+      retryable: apiError.retryable,
+      request_id: requestId,
+      details: apiError.details,
+    },
+  }
+}
+
 /**
  * Renders any thrown value as the error envelope. An ApiError keeps its code; anything else is logged
  * (with its stack, server side only) and answered INTERNAL_ERROR 500.
@@ -104,15 +117,7 @@ export function errorResponse(c: Context<Env>, err: unknown): Response {
     })
     apiError = new ApiError('INTERNAL_ERROR')
   }
-  const body: ErrorEnvelope = {
-    error: {
-      code: apiError.code,
-      message: apiError.message,
-      retryable: apiError.retryable,
-      request_id: requestId,
-      details: apiError.details,
-    },
-  }
+  const body = errorEnvelope(apiError, requestId)
   c.header('X-Request-Id', requestId)
   c.header('Cache-Control', 'no-store')
   const retryAfter = httpOf(apiError.code).retry_after

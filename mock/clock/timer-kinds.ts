@@ -1,5 +1,5 @@
 /**
- * Registry of timer kinds: a kind is a dotted lowercase name ("turn.step") naming the handler that runs
+ * Registry of timer kinds: a kind is a dotted lowercase name ("execution.step") naming the handler that runs
  * when a timer of that kind fires. Timers are rows, handlers are code: a restart re-registers the code. The
  * clock knows no feature: the composition root (mock/wiring.ts) registers every feature's kinds.
  */
@@ -31,7 +31,7 @@ export class TimerKinds {
   /** Registers the handler of a kind; a kind is registered once. */
   register<P>(kind: TimerKind, handler: TimerHandler<P>): this {
     if (!TIMER_KIND_PATTERN.test(kind)) {
-      throw new Error(`timer kind "${kind}" is not a dotted lowercase name such as "turn.step"`)
+      throw new Error(`timer kind "${kind}" is not a dotted lowercase name such as "execution.step"`)
     }
     if (this.handlers.has(kind)) throw new Error(`timer kind "${kind}" is already registered`)
     this.handlers.set(kind, handler as TimerHandler)

@@ -2,6 +2,7 @@
  * The public shapes of an event record (Events; Item envelope and page): the SSE data line (schema Event) and
  * the Session item (schema ItemEnvelope). Both carry the same content; internal columns never leave the mock.
  */
+import type { ErrorEnvelope } from '../errors.js'
 import type { EventRecord } from './log.js'
 
 const iso = (ms: number): string => new Date(ms).toISOString()
@@ -38,7 +39,7 @@ export function eventFrame(e: EventRecord): string {
 }
 
 /** The error frame after the stream started (SSE-020): event error, no id, data the error envelope. */
-export function errorFrame(envelope: unknown): string {
+export function errorFrame(envelope: ErrorEnvelope): string {
   return `event: error\ndata: ${JSON.stringify(envelope)}\n\n`
 }
 

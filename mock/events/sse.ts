@@ -8,7 +8,7 @@
 import { setImmediate } from 'node:timers'
 import { wallTimeout } from '../clock/wall-timeout.js'
 import type { Deps } from '../deps.js'
-import type { ApiError } from '../errors.js'
+import { errorEnvelope, type ApiError } from '../errors.js'
 import { visibleEventsAfter } from '../store/events.js'
 import { getTimer } from '../store/timers.js'
 import { accessProblem, type Aggregate } from '../access/access.js'
@@ -254,15 +254,7 @@ function stall(stream: Stream): void {
 /** An error after the stream started: one error frame without id, then the stream closes (SSE-020). */
 function fail(stream: Stream, error: ApiError): void {
   if (stream.closed) return
-  const envelope = {
-    error: {
-      code: error.code,
-      message: error.message,
-      retryable: error.retryable,
-      request_id: stream.requestId,
-      details: error.details,
-    },
-  }
+  const envelope = errorEnvelope(error, stream.requestId)
   const full = !hasRoom(stream)
   cleanup(stream)
   if (full) {

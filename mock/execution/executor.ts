@@ -52,7 +52,7 @@ function applyStep(deps: Deps, e: ExecutionRecord, step: ScenarioStep): void {
       }
       // RUN-007, RUN-008: a step's settled cost marks one unique step done (before the last one).
       if (e.run) {
-        // Events feature: the count before, to tell listeners a step ended (run.step.completed).
+        // The count before, to tell the listeners a step ended (run.step.completed).
         const stepsBefore = e.progress_completed ?? 0
         e.progress_completed = Math.min(
           progressAfterStep(e.progress_completed ?? 0, e.run.progress_total),

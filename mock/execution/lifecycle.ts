@@ -35,7 +35,7 @@ export const TERMINAL_STATUSES: ReadonlySet<string> = new Set([
 export type ExecutionEvent =
   | { type: 'status'; execution: ExecutionRecord; from: string }
   | { type: 'output'; execution: ExecutionRecord; item: OutputItem }
-  // Events feature: a Run's unique step done (progress.completed grew), for run.step.completed.
+  // A Run's unique step done (progress.completed grew): events/mapping.ts appends run.step.completed.
   | { type: 'step'; execution: ExecutionRecord; completed: number }
 /** Tells the instance's execution listeners (inside the transaction that makes the change). */
 const emit = (deps: Deps, event: ExecutionEvent) => deps.bus.execution.emit(deps, event)

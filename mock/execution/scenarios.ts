@@ -1,6 +1,7 @@
 /**
  * Built-in scenarios of MOCK-CONTRACT as data: scripts on virtual time that an accepted execution follows.
- * No engine here: the executor (a later feature) turns each step into a timer and applies the document's rules.
+ * No engine here: the executor (execution/executor.ts) turns each step into a timer and applies the document's
+ * rules.
  */
 import { ERROR_CATALOG, type ErrorCode } from '../../spec/index.js'
 import { actionSpecProblems, type ActionSpec } from '../domain/actions.js'

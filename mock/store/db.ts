@@ -20,6 +20,8 @@ export interface Db {
   tx<T>(fn: () => T): T
   /** Names of the tables holding world state (every table but the migration ledger). */
   worldTables(): string[]
+  /** Empties every world table (inside the caller's transaction; foreign keys checked at its end). */
+  clearWorld(): void
   close(): void
 }
 
@@ -57,6 +59,10 @@ export function openDb(path = ':memory:', schemaDir = SCHEMA_DIR): Db {
           `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != '${MIGRATIONS_TABLE}' ORDER BY name`,
         ).all() as { name: string }[]
       ).map((r) => r.name),
+    clearWorld() {
+      raw.pragma('defer_foreign_keys = ON')
+      for (const table of this.worldTables()) stmt(`DELETE FROM "${table}"`).run()
+    },
     close: () => {
       if (raw.open) raw.close()
     },

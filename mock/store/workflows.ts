@@ -1,6 +1,6 @@
 /**
  * Workflows: prepared statements and row <-> domain mapping (published version, availability, input schema,
- * result contract, limits and the publication facts later features need: steps, partial results, approval).
+ * result contract, limits and the publication facts the Run engine needs: steps, partial results, approval).
  */
 import type { Db } from './db.js'
 import type { OutputContract } from './deployments.js'
