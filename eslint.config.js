@@ -1,6 +1,9 @@
 // Lint: typescript-eslint's recommended rules plus the project's boundaries (STYLE.md 2.3):
-// the suite tests the document, not the mock; only the clock and id modules touch time and randomness.
+// the suite tests the document, not the mock; only the clock and id modules touch time and randomness;
+// mock/ has no import cycles and its layers import only downwards (README: Architecture).
 import js from '@eslint/js'
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript'
+import { importX } from 'eslint-plugin-import-x'
 import tseslint from 'typescript-eslint'
 
 const wallClock = [
@@ -38,6 +41,97 @@ const moduleState = topLevel.flatMap((parent) => [
       'A module-level empty array is state shared by every mock instance: keep it on the instance (deps).',
   },
 ])
+
+// The layers of mock/, lowest first. A module imports at run time only from its own layer or lower ones;
+// type-only imports (`import type`, `import { type X }`) are erased by tsc and exempt. Paths are relative to
+// this file; a folder means everything in it.
+const L0 = ['mock/util', 'mock/domain', 'mock/errors.ts', 'mock/deps.ts'] // and ../spec (outside mock/)
+const L1 = ['mock/store']
+const L2 = ['mock/clock']
+const L3 = [
+  'mock/fixtures',
+  'mock/execution',
+  'mock/access',
+  'mock/webhooks',
+  'mock/events',
+  'mock/works',
+]
+const L4 = ['mock/http', 'mock/middleware']
+const L5 = ['mock/routes']
+// L6, the composition root: mock/app.ts, mock/wiring.ts, mock/index.ts, mock/main.ts (may import anything).
+const layerNames = ['L0', 'L1 store', 'L2 clock', 'L3 features', 'L4 http/middleware', 'L5 routes']
+// A layer may import from mock/ only its own and lower layers: everything else in mock/ (higher layers, the
+// composition root, and any folder not yet given a layer) is a restricted `from`.
+const layerZones = [L0, L1, L2, L3, L4, L5].map((layer, i, all) => ({
+  target: layer,
+  from: 'mock',
+  except: all
+    .slice(0, i + 1)
+    .flat()
+    .map((p) => `./${p.slice('mock/'.length)}`),
+  message: `${layerNames[i]} imports only its own or a lower layer at run time (README: Architecture).`,
+}))
+const forbid = (target, from, message) => ({ target, from, message })
+const restrictedPaths = [
+  ...layerZones,
+  forbid('spec', 'mock', 'spec/ is L0: it never imports the mock.'),
+  forbid('mock/deps.ts', 'mock', 'mock/deps.ts holds types only: import type.'),
+  {
+    target: 'mock/webhooks/kit',
+    from: 'mock',
+    except: ['./webhooks/kit'],
+    message: 'The receiver kit is standalone: it imports nothing from mock/ outside itself.',
+  },
+  // Within L3.
+  forbid(
+    'mock/execution',
+    ['mock/events', 'mock/webhooks', 'mock/access', 'mock/works', 'mock/fixtures'],
+    'execution/ knows no events, webhooks, access, works or fixtures: they listen on the bus.',
+  ),
+  forbid(
+    'mock/access',
+    ['mock/execution', 'mock/webhooks', 'mock/works', 'mock/events'],
+    'access/ imports no execution, webhooks or works, and events only for types.',
+  ),
+  forbid(
+    'mock/webhooks',
+    ['mock/execution', 'mock/access', 'mock/works', 'mock/events'],
+    'webhooks/ imports no execution, access or works, and events only for types.',
+  ),
+  forbid(
+    'mock/fixtures',
+    ['mock/events', 'mock/webhooks', 'mock/access', 'mock/works'],
+    'fixtures/ imports no events, webhooks, access or works.',
+  ),
+  forbid(
+    'mock/routes',
+    'mock/routes',
+    'Route modules do not import each other: app.ts mounts each.',
+  ),
+]
+
+// import-x's no-restricted-paths counts type-only imports too; they are erased at run time, so this wrapper
+// skips them and checks every other import, re-export and dynamic import.
+const typeOnly = (node) =>
+  node.importKind === 'type' ||
+  node.exportKind === 'type' ||
+  (node.specifiers?.length > 0 &&
+    node.specifiers.every((s) => s.importKind === 'type' || s.exportKind === 'type'))
+const runtimeImports = (rule) => ({
+  meta: rule.meta,
+  create(context) {
+    const listeners = rule.create(context)
+    return Object.fromEntries(
+      Object.entries(listeners).map(([selector, listener]) => [
+        selector,
+        (node, ...rest) => (typeOnly(node) ? undefined : listener(node, ...rest)),
+      ]),
+    )
+  },
+})
+const layers = {
+  rules: { 'no-restricted-paths': runtimeImports(importX.rules['no-restricted-paths']) },
+}
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'spec/generated/**', 'coverage/**', 'reports/**'] },
@@ -84,6 +178,30 @@ export default tseslint.config(
     files: ['mock/clock/**/*.ts', 'mock/util/ids.ts'],
     ignores: ['mock/**/*.test.ts'],
     rules: { 'no-restricted-syntax': ['error', ...moduleState] },
+  },
+  {
+    // No import cycles and no upward imports in mock/ (type-only imports are exempt from both).
+    files: ['mock/**/*.ts', 'spec/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    plugins: { 'import-x': importX, layers },
+    settings: {
+      // Without .ts here import-x skips every .ts dependency and no-cycle silently finds nothing.
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/resolver-next': [
+        createTypeScriptImportResolver({ project: `${import.meta.dirname}/tsconfig.json` }),
+      ],
+    },
+    rules: {
+      'layers/no-restricted-paths': [
+        'error',
+        { basePath: import.meta.dirname, zones: restrictedPaths },
+      ],
+    },
+  },
+  {
+    files: ['mock/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
     files: ['conformance/**/*.ts'],
