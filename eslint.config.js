@@ -1,4 +1,4 @@
-// Lint: typescript-eslint's recommended rules plus the project's boundaries (STYLE.md 2.3):
+// Lint: typescript-eslint's recommended rules plus the project's boundaries (README: Architecture):
 // the suite tests the document, not the mock; only the clock and id modules touch time and randomness;
 // mock/ has no import cycles and its layers import only downwards (README: Architecture).
 import js from '@eslint/js'

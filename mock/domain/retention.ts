@@ -46,10 +46,10 @@ export const EVENT_RETENTION_MS = 30 * DAY_MS
 /** RET-010: Run content is kept 30 days after the Run ends unless retention_days (1 to 30) shortens it. */
 export const DEFAULT_RUN_RETENTION_DAYS = 30
 /**
- * RET-011: a webhook receiver keeps dedup ids at most 30 days. The constant lives in the standalone receiver
- * kit, which must not import the mock; it is re-exported here so every period is found from this file.
+ * RET-011: a webhook receiver keeps dedup ids at most 30 days. The standalone receiver kit
+ * (webhooks/kit/dedup.ts) holds its own copy, since it imports nothing of the mock; a test keeps them equal.
  */
-export { DEDUP_RETENTION_MS } from '../webhooks/kit/dedup.js'
+export const DEDUP_RETENTION_MS = 30 * DAY_MS
 
 /** RET-014, RET-013: content with an expiry instant is gone exactly at it (hidden at read time). */
 export const isExpired = (expiresAtMs: number, nowMs: number): boolean => nowMs >= expiresAtMs
