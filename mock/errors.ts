@@ -120,6 +120,8 @@ export function errorResponse(c: Context<Env>, err: unknown): Response {
   const body = errorEnvelope(apiError, requestId)
   c.header('X-Request-Id', requestId)
   c.header('Cache-Control', 'no-store')
+  // A 413 is answered before the body is read: the rest of it cannot be framed, so the connection ends.
+  if (apiError.status === 413) c.header('Connection', 'close')
   const retryAfter = httpOf(apiError.code).retry_after
   if (retryAfter === true || (retryAfter === 'maybe' && apiError.retryAfterS !== undefined)) {
     c.header('Retry-After', String(Math.max(1, Math.ceil(apiError.retryAfterS ?? 1))))

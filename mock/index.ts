@@ -16,6 +16,7 @@ import {
   type FixtureWorld,
 } from './fixtures/world.js'
 import { jsonLog, silentLog, type Log } from './util/log.js'
+import { listen, type Listening } from './server.js'
 import { createDeps } from './wiring.js'
 
 export type MockOptions = {
@@ -57,6 +58,11 @@ export type Mock = {
   reset(): Promise<Date>
   /** The GET /_mock/fixtures view (projects, keys, Deployments, Workflows). */
   fixtures(): FixturesView
+  /**
+   * Serves this mock over HTTP on host:port (defaults 127.0.0.1 and a free port); what Node refuses before
+   * the app runs is answered with the envelope too (mock/server.ts).
+   */
+  listen(opts?: { port?: number; host?: string }): Promise<Listening>
   /** Stops the realtime timer and closes the store. */
   close(): void
   deps: Deps
@@ -120,6 +126,7 @@ export async function createMock(options: MockOptions = {}): Promise<Mock> {
     },
     reset: async () => new Date(await resetWorld(deps)),
     fixtures: () => fixturesView(deps.db),
+    listen: (opts) => listen({ fetch: app.fetch, deps }, opts),
     close: () => {
       deps.scheduler.close()
       deps.db.close()
@@ -132,5 +139,6 @@ export type { ClockMode } from './clock/clock.js'
 export type { Deps, Env } from './deps.js'
 export type { FixtureWorld } from './fixtures/world.js'
 export type { FixturesView } from './fixtures/load.js'
+export type { Listening } from './server.js'
 // The webhook receiver kit (pure, no mock state): verifySignature, parseSignatureHeader, Deduplicator, ...
 export * from './webhooks/kit/index.js'

@@ -3,7 +3,6 @@
  * [--allow-insecure-webhooks] [--no-rate-limits] [--quiet]`. Serves the mock with @hono/node-server.
  */
 import { parseArgs } from 'node:util'
-import { serve } from '@hono/node-server'
 import { CLOCK_MODES, type ClockMode } from './clock/clock.js'
 import { createMock } from './index.js'
 
@@ -70,25 +69,29 @@ async function main(): Promise<void> {
   }
   const started = mock
 
-  const server = serve({ fetch: started.fetch, port, hostname: values.host }, (info) => {
-    const lines = [`listening on http://${values.host}:${info.port}`]
-    lines.push(
-      `clock ${started.clock.mode} at ${started.clock.now().toISOString()}; state ${values.db ?? 'in memory'}`,
+  let served
+  try {
+    served = await started.listen({ port, host: values.host })
+  } catch (error) {
+    process.stderr.write(
+      `cannot listen: ${error instanceof Error ? error.message : String(error)}\n`,
     )
-    for (const p of started.fixtures().projects) {
-      lines.push(`  project ${p.name} ${p.id}${p.approved ? '' : ' (not approved)'}`)
-      for (const k of p.api_keys)
-        lines.push(
-          `    key ${k.key}  ${k.scopes.length} scopes, ${k.deployment_ids.length} deployments`,
-        )
-    }
-    process.stdout.write(`${lines.join('\n')}\n`)
-  })
-  server.on('error', (error) => {
-    process.stderr.write(`cannot listen: ${error.message}\n`)
     started.close()
     process.exit(1)
-  })
+  }
+  const { server, url } = served
+  const lines = [`listening on ${url}`]
+  lines.push(
+    `clock ${started.clock.mode} at ${started.clock.now().toISOString()}; state ${values.db ?? 'in memory'}`,
+  )
+  for (const p of started.fixtures().projects) {
+    lines.push(`  project ${p.name} ${p.id}${p.approved ? '' : ' (not approved)'}`)
+    for (const k of p.api_keys)
+      lines.push(
+        `    key ${k.key}  ${k.scopes.length} scopes, ${k.deployment_ids.length} deployments`,
+      )
+  }
+  process.stdout.write(`${lines.join('\n')}\n`)
 
   let stopping = false
   const stop = (signal: string) => {
@@ -100,7 +103,7 @@ async function main(): Promise<void> {
       process.exit(0)
     })
     // Open keep-alive and streaming connections must not hold the exit.
-    if ('closeAllConnections' in server) server.closeAllConnections()
+    server.closeAllConnections()
   }
   process.on('SIGINT', () => stop('SIGINT'))
   process.on('SIGTERM', () => stop('SIGTERM'))

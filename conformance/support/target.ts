@@ -4,9 +4,7 @@
  *   TARGET_URL=<url>    a mock started elsewhere (`npm start`), or with TARGET_WORLD=<file> a real deployment,
  *                       where only `real` requirements run: mock-only tests are skipped
  */
-import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
-import { createAdaptorServer } from '@hono/node-server'
 import { createMock, type Mock } from '../../mock/index.js'
 import { ApiClient } from './client.js'
 import { MockControl } from './control.js'
@@ -98,10 +96,8 @@ async function mockTarget(
 }
 
 async function serve(mock: Mock): Promise<{ server: Server; baseUrl: string }> {
-  const server = createAdaptorServer({ fetch: mock.fetch }) as Server
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return { server, baseUrl: `http://127.0.0.1:${port}` }
+  const { server, url } = await mock.listen()
+  return { server, baseUrl: url }
 }
 
 /**

@@ -13,8 +13,10 @@ export const ERROR_CATALOG = {
   "HTTP_ERROR": {
     "http": {
       "status": [
+        400,
         404,
-        405
+        405,
+        431
       ],
       "status_class": "4xx",
       "retryable": false

@@ -1,0 +1,100 @@
+import { connect } from 'node:net'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createMock, type Mock } from './index.js'
+import { listen, type Listening } from './server.js'
+
+let mock: Mock
+let served: Listening
+beforeEach(async () => {
+  mock = await createMock({ rateLimits: false })
+  served = await listen(mock)
+})
+afterEach(async () => {
+  await served.close()
+  mock.close()
+})
+
+/** Sends raw bytes on a fresh connection; resolves with everything received until the server closes it. */
+function raw(bytes: string, opts: { endAfterWrite?: boolean } = {}): Promise<string> {
+  const { port } = served.server.address() as { port: number }
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1')
+    let received = ''
+    socket.setEncoding('utf8')
+    socket.on('data', (chunk: string) => (received += chunk))
+    socket.on('end', () => resolve(received))
+    socket.on('error', reject)
+    socket.write(bytes)
+    if (opts.endAfterWrite) socket.end()
+  })
+}
+
+/** Status, headers (lower-case names) and JSON body of one raw HTTP/1.1 answer. */
+function parse(answer: string) {
+  const [head, ...rest] = answer.split('\r\n\r\n')
+  const [statusLine, ...headerLines] = head!.split('\r\n')
+  const headers = Object.fromEntries(
+    headerLines.map((l) => [
+      l.slice(0, l.indexOf(':')).toLowerCase(),
+      l.slice(l.indexOf(':') + 1).trim(),
+    ]),
+  )
+  return {
+    status: Number(statusLine!.split(' ')[1]),
+    headers,
+    body: JSON.parse(rest.join('\r\n\r\n')),
+  }
+}
+
+function expectEnvelope(answer: string, status: number, code: string) {
+  const { status: got, headers, body } = parse(answer)
+  expect(got).toBe(status)
+  expect(body.error.code).toBe(code)
+  expect(typeof body.error.message).toBe('string')
+  expect(body.error.retryable).toBe(false)
+  expect(body.error.details).toBeTypeOf('object')
+  expect(headers['x-request-id']).toBe(body.error.request_id)
+  expect(headers['cache-control']).toBe('no-store')
+  expect(headers['connection']).toBe('close')
+}
+
+describe('answers Node gives before the app runs', () => {
+  it('[ERR-001][ERR-005] answers headers over the size limit with the envelope (HTTP_ERROR 431)', async () => {
+    const answer = await raw(
+      `GET /v1/deployments HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    )
+    expectEnvelope(answer, 431, 'HTTP_ERROR')
+  })
+
+  it('[ERR-001][ERR-005] answers a URL over the size limit with the envelope (HTTP_ERROR 431)', async () => {
+    const answer = await raw(`GET /v1/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`)
+    expectEnvelope(answer, 431, 'HTTP_ERROR')
+  })
+
+  it('[ERR-001][ERR-005] answers an unknown method and a malformed request line with the envelope (HTTP_ERROR 400)', async () => {
+    expectEnvelope(await raw('FROB /v1/deployments HTTP/1.1\r\nHost: x\r\n\r\n'), 400, 'HTTP_ERROR')
+    expectEnvelope(await raw('this is not http\r\n\r\n'), 400, 'HTTP_ERROR')
+  })
+
+  it('[ERR-001][ERR-005] answers broken chunked encoding with the envelope', async () => {
+    const answer = await raw(
+      'POST /v1/deployments/x/sessions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk_test_a_full\r\n' +
+        'Content-Type: application/json\r\nIdempotency-Key: k\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\n\r\n',
+    )
+    // The parser refuses the framing (envelope), or the app answered before the body: never a bare close.
+    expect(answer).not.toBe('')
+    const { body, headers } = parse(answer.slice(answer.lastIndexOf('HTTP/1.1')))
+    expect(headers['x-request-id']).toBe(body.error.request_id)
+  })
+
+  it('[EP-003] closes the connection after an early 413, so the unread body is never taken for a request', async () => {
+    const answer = await raw(
+      'POST /v1/deployments/aaaaaaaa-d000-4000-8000-000000000001/sessions HTTP/1.1\r\nHost: x\r\n' +
+        'Authorization: Bearer sk_test_a_full\r\nContent-Type: application/json\r\nIdempotency-Key: big\r\n' +
+        `Content-Length: ${200 * 1024}\r\n\r\n{"input":[`,
+    )
+    const { status, headers, body } = parse(answer)
+    expect([status, body.error.code]).toEqual([413, 'INPUT_TOO_LARGE'])
+    expect(headers['connection']).toBe('close')
+  })
+})

@@ -1,0 +1,86 @@
+/**
+ * Serving a mock over HTTP on Node (@hono/node-server). Node refuses some requests before the app runs
+ * (a malformed request line or unknown method, broken chunked encoding, headers or URL over its size limit):
+ * those answers are the error envelope too, with X-Request-Id and Cache-Control: no-store, and close the
+ * connection, since the rest of what the client sent cannot be framed.
+ */
+import type { Server } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import { createAdaptorServer } from '@hono/node-server'
+import type { Deps } from './deps.js'
+import { ApiError, errorEnvelope } from './errors.js'
+
+/** What a server needs of a mock instance. */
+export type Servable = { fetch: (request: Request) => Response | Promise<Response>; deps: Deps }
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  431: 'Request Header Fields Too Large',
+}
+
+/** The raw HTTP/1.1 answer to a request Node refused before the app ran. */
+export function clientErrorAnswer(code: string | undefined, requestId: string): string {
+  const status = code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
+  const error = new ApiError('HTTP_ERROR', {
+    status,
+    message:
+      status === 431
+        ? 'The request headers or URL are over the size limit.'
+        : 'The request is malformed and cannot be read.',
+    details: code ? { reason: code } : {},
+  })
+  const body = JSON.stringify(errorEnvelope(error, requestId))
+  return [
+    `HTTP/1.1 ${status} ${REASONS[status]}`,
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `X-Request-Id: ${requestId}`,
+    'Cache-Control: no-store',
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n')
+}
+
+/** An HTTP server for the mock (not listening yet). */
+export function createServer(mock: Servable): Server {
+  const server = createAdaptorServer({ fetch: mock.fetch }) as Server
+  server.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
+    // A connection reset or timeout has nobody left to answer.
+    if (error.code === 'ECONNRESET' || !socket.writable) return socket.destroy()
+    const requestId = mock.deps.ids.requestId()
+    mock.deps.log.info('client error', { request_id: requestId, reason: error.code ?? 'unknown' })
+    socket.end(clientErrorAnswer(error.code, requestId))
+  })
+  return server
+}
+
+/** A listening server and its base URL. */
+export type Listening = { server: Server; url: string; close(): Promise<void> }
+
+/** Serves the mock on host:port (port 0: any free port); resolves once it accepts requests. */
+export async function listen(
+  mock: Servable,
+  opts: { port?: number; host?: string } = {},
+): Promise<Listening> {
+  const host = opts.host ?? '127.0.0.1'
+  const server = createServer(mock)
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const { port } = server.address() as AddressInfo
+  return {
+    server,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        // Open keep-alive and streaming connections must not hold the close.
+        server.closeAllConnections()
+      }),
+  }
+}
