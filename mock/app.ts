@@ -8,6 +8,7 @@ import { TrieRouter } from 'hono/router/trie-router'
 import type { Deps, Env } from './deps.js'
 import { ApiError, errorResponse } from './errors.js'
 import { carriesGatedKey } from './middleware/api-key.js'
+import { controlToken } from './middleware/control-token.js'
 import { logger } from './middleware/logger.js'
 import { noStore } from './middleware/no-store.js'
 import { requestId } from './middleware/request-id.js'
@@ -61,6 +62,7 @@ export function createApp(deps: Deps): Hono<Env> {
   app.use('*', logger())
   app.use('*', noStore())
 
+  app.use('/_mock/*', controlToken())
   app.route('/_mock', controlRoutes())
   app.route('/_mock', controlAccessRoutes())
   app.route('/_mock', controlActionRoutes())

@@ -22,6 +22,10 @@ export type MockConfig = {
   worldSource: string
   /** ":memory:" or the --db file. */
   dbPath: string
+  /** --durable: every commit of a --db store is synced to disk (SQLite synchronous=FULL). */
+  durable?: boolean
+  /** --control-token: the control API (/_mock) then needs `Authorization: Bearer <token>`. */
+  controlToken?: string
   /** Seed of the id generator. */
   seed: string
   /** --allow-insecure-webhooks: http:// and loopback webhook endpoints allowed (local rehearsal only). */

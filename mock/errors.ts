@@ -94,6 +94,11 @@ export function errorEnvelope(apiError: ApiError, requestId: string): ErrorEnvel
   }
 }
 
+/** Whether reading the request failed because the client closed the connection. */
+function clientWentAway(c: Context<Env>, err: unknown): boolean {
+  return c.req.raw.signal?.aborted === true || (err as { code?: unknown })?.code === 'ECONNRESET'
+}
+
 /**
  * Renders any thrown value as the error envelope. An ApiError keeps its code; anything else is logged
  * (with its stack, server side only) and answered INTERNAL_ERROR 500.
@@ -108,6 +113,10 @@ export function errorResponse(c: Context<Env>, err: unknown): Response {
   let apiError: ApiError
   if (err instanceof ApiError) {
     apiError = err
+  } else if (clientWentAway(c, err)) {
+    // The client closed the connection mid-request: nobody receives an answer; one line, no stack.
+    deps.log.info('client aborted', { request_id: requestId, method: c.req.method })
+    apiError = new ApiError('INVALID_INPUT', { status: 400, message: 'The request was aborted.' })
   } else {
     deps.log.error('unhandled error', {
       request_id: requestId,

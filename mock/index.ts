@@ -30,6 +30,10 @@ export type MockOptions = {
   allowInsecureWebhooks?: boolean
   /** Apply call-rate limits. Default true. */
   rateLimits?: boolean
+  /** With `db`: sync every commit to disk (SQLite synchronous=FULL), for power-loss durability. */
+  durable?: boolean
+  /** When set, the control API (/_mock) needs `Authorization: Bearer <token>` (a mock shared on a network). */
+  controlToken?: string
   /** Seed of the id generator. Default "mock". */
   seed?: string
   /** true: JSON lines to stdout/stderr; a Log: that sink; default silent. */
@@ -96,6 +100,8 @@ export async function createMock(options: MockOptions = {}): Promise<Mock> {
       world,
       worldSource: source,
       dbPath: options.db ?? ':memory:',
+      durable: options.durable ?? false,
+      controlToken: options.controlToken,
       seed: options.seed ?? 'mock',
       allowInsecureWebhooks: options.allowInsecureWebhooks ?? false,
       rateLimits: options.rateLimits ?? true,

@@ -1,10 +1,12 @@
 /**
  * The CLI: `npm start -- [--port n] [--host h] [--clock manual|realtime] [--db file] [--fixtures file]
- * [--allow-insecure-webhooks] [--no-rate-limits] [--quiet]`. Serves the mock with @hono/node-server.
+ * [--allow-insecure-webhooks] [--no-rate-limits] [--durable] [--control-token t] [--quiet]`. Serves the mock
+ * over HTTP (mock/server.ts).
  */
 import { parseArgs } from 'node:util'
 import { CLOCK_MODES, type ClockMode } from './clock/clock.js'
 import { createMock } from './index.js'
+import { jsonLog, withoutRequestLines } from './util/log.js'
 
 const USAGE = `usage: npm start -- [options]
   --port <n>                  port (default: $PORT or 4010)
@@ -14,7 +16,10 @@ const USAGE = `usage: npm start -- [options]
   --fixtures <file>           fixture world to load (default fixtures/default-world.json)
   --allow-insecure-webhooks   allow http:// and loopback webhook endpoints (local rehearsal only)
   --no-rate-limits            do not apply call-rate limits
-  --quiet                     no request log
+  --durable                   with --db: sync every commit to disk (survives power loss; slower)
+  --control-token <token>     the control API (/_mock) then needs Authorization: Bearer <token>
+                              (default: $MOCK_CONTROL_TOKEN, else open for local use)
+  --quiet                     no request log (errors and other events are still logged)
   --help                      this text`
 
 function fail(message: string): never {
@@ -34,6 +39,8 @@ async function main(): Promise<void> {
         fixtures: { type: 'string' },
         'allow-insecure-webhooks': { type: 'boolean', default: false },
         'no-rate-limits': { type: 'boolean', default: false },
+        durable: { type: 'boolean', default: false },
+        'control-token': { type: 'string' },
         quiet: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
@@ -61,7 +68,9 @@ async function main(): Promise<void> {
       clock: values.clock as ClockMode,
       allowInsecureWebhooks: values['allow-insecure-webhooks'],
       rateLimits: !values['no-rate-limits'],
-      log: !values.quiet,
+      durable: values.durable,
+      controlToken: values['control-token'] ?? (process.env.MOCK_CONTROL_TOKEN || undefined),
+      log: values.quiet ? withoutRequestLines(jsonLog()) : true,
     })
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`)

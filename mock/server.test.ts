@@ -1,6 +1,7 @@
 import { connect } from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createMock, type Mock } from './index.js'
+import { memoryLog } from './util/log.js'
 import { listen, type Listening } from './server.js'
 
 let mock: Mock
@@ -96,5 +97,55 @@ describe('answers Node gives before the app runs', () => {
     const { status, headers, body } = parse(answer)
     expect([status, body.error.code]).toEqual([413, 'INPUT_TOO_LARGE'])
     expect(headers['connection']).toBe('close')
+  })
+})
+
+describe('logs', () => {
+  it('logs a client that aborts mid-body as one line, never as an unhandled error', async () => {
+    const log = memoryLog()
+    const m = await createMock({ rateLimits: false, log })
+    const s = await m.listen()
+    try {
+      const { port } = s.server.address() as { port: number }
+      await new Promise<void>((resolve) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.write(
+            'POST /v1/deployments/aaaaaaaa-d000-4000-8000-000000000001/sessions HTTP/1.1\r\nHost: x\r\n' +
+              'Authorization: Bearer sk_test_a_full\r\nContent-Type: application/json\r\n' +
+              'Idempotency-Key: abort\r\nContent-Length: 1000\r\n\r\n{"input":',
+          )
+          setTimeout(() => {
+            socket.destroy()
+            resolve()
+          }, 100)
+        })
+      })
+      for (let i = 0; i < 50 && !log.lines.some((l) => l.msg === 'client aborted'); i++)
+        await new Promise((r) => setTimeout(r, 20))
+      expect(log.lines.filter((l) => l.level === 'error')).toEqual([])
+      expect(log.lines.filter((l) => l.msg === 'client aborted')).toHaveLength(1)
+    } finally {
+      await s.close()
+      m.close()
+    }
+  })
+})
+
+describe('paths', () => {
+  it('refuses dot segments before routing, so a /v1 path never reaches the control API', async () => {
+    await mock.clock.advance(3600)
+    const before = mock.clock.now().getTime()
+    for (const target of [
+      '/v1/sessions/%2e%2e/%2e%2e/_mock/reset',
+      '/v1/sessions/../../_mock/reset',
+      '/v1/%2E%2e/_mock/reset',
+      '/v1/./deployments',
+    ]) {
+      const answer = await raw(`POST ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)
+      const { status, headers, body } = parse(answer)
+      expect([status, body.error.code]).toEqual([404, 'HTTP_ERROR'])
+      expect(headers['x-request-id']).toBe(body.error.request_id)
+    }
+    expect(mock.clock.now().getTime()).toBe(before)
   })
 })

@@ -2,11 +2,13 @@
  * Serving a mock over HTTP on Node (@hono/node-server). Node refuses some requests before the app runs
  * (a malformed request line or unknown method, broken chunked encoding, headers or URL over its size limit):
  * those answers are the error envelope too, with X-Request-Id and Cache-Control: no-store, and close the
- * connection, since the rest of what the client sent cannot be framed.
+ * connection, since the rest of what the client sent cannot be framed. A path with dot segments (`..`, `.`,
+ * also percent-encoded) is refused before routing: URL parsing would resolve it and could lead a /v1 path
+ * onto the control API.
  */
-import type { Server } from 'node:http'
+import { createServer as createNodeServer, type Server } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
-import { createAdaptorServer } from '@hono/node-server'
+import { getRequestListener } from '@hono/node-server'
 import type { Deps } from './deps.js'
 import { ApiError, errorEnvelope } from './errors.js'
 
@@ -42,9 +44,31 @@ export function clientErrorAnswer(code: string | undefined, requestId: string): 
   ].join('\r\n')
 }
 
+/** A dot segment (`.` or `..`, any case of percent-encoding) in the path part of a raw request target. */
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i
+
+/** Whether a raw request target's path holds a dot segment. */
+export const hasDotSegment = (target: string): boolean => DOT_SEGMENT.test(target.split(/[?#]/)[0]!)
+
 /** An HTTP server for the mock (not listening yet). */
 export function createServer(mock: Servable): Server {
-  const server = createAdaptorServer({ fetch: mock.fetch }) as Server
+  const serveApp = getRequestListener(mock.fetch)
+  const server = createNodeServer((req, res) => {
+    if (!hasDotSegment(req.url ?? '/')) return void serveApp(req, res)
+    const requestId = mock.deps.ids.requestId()
+    const error = new ApiError('HTTP_ERROR', {
+      status: 404,
+      message: 'no such path (dot segments are not resolved)',
+    })
+    const body = JSON.stringify(errorEnvelope(error, requestId))
+    res.writeHead(404, {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(body),
+      'X-Request-Id': requestId,
+      'Cache-Control': 'no-store',
+    })
+    res.end(body)
+  })
   server.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
     // A connection reset or timeout has nobody left to answer.
     if (error.code === 'ECONNRESET' || !socket.writable) return socket.destroy()

@@ -59,7 +59,7 @@ function createBus(): MockBus {
 
 /** Opens the store, loads the world if the store is new, and wires one instance. */
 export function createDeps(config: MockConfig, opts: CreateDepsOptions): Deps {
-  const db = openDb(config.dbPath)
+  const db = openDb(config.dbPath, { durable: config.durable })
   try {
     const ids = new Ids(
       { load: () => getMetaJson<IdsState>(db, IDS_KEY), save: (s) => setMetaJson(db, IDS_KEY, s) },

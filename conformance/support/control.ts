@@ -7,6 +7,11 @@ import { expect } from 'vitest'
 import type { ApiClient } from './client.js'
 import type { FixturesBody } from './world.js'
 
+/** A mock started with --control-token needs it on every control call (MOCK_CONTROL_TOKEN). */
+const CONTROL_HEADERS: Record<string, string> = process.env.MOCK_CONTROL_TOKEN
+  ? { Authorization: `Bearer ${process.env.MOCK_CONTROL_TOKEN}` }
+  : {}
+
 export class MockControl {
   constructor(private readonly api: ApiClient) {}
 
@@ -16,7 +21,7 @@ export class MockControl {
     body?: unknown,
     status = 200,
   ): Promise<T> {
-    const res = await this.api.send(method, path, body, { check: false })
+    const res = await this.api.send(method, path, body, { check: false, headers: CONTROL_HEADERS })
     expect(res.status, `${method} ${path}: ${res.text.slice(0, 300)}`).toBe(status)
     return res.body as T
   }

@@ -28,12 +28,21 @@ export interface Db {
 const SCHEMA_DIR = fileURLToPath(new URL('./schema/', import.meta.url))
 const MIGRATIONS_TABLE = 'schema_migrations'
 
-/** Opens (and migrates) the store at path; ":memory:" keeps everything in memory. */
-export function openDb(path = ':memory:', schemaDir = SCHEMA_DIR): Db {
+/**
+ * Opens (and migrates) the store at path; ":memory:" keeps everything in memory. A file store runs in WAL
+ * mode: every committed transaction survives a crash of the process (SIGKILL). With synchronous=NORMAL (the
+ * default) the last transactions may be lost on a power loss or an OS crash; `durable` sets synchronous=FULL,
+ * which syncs every commit to disk (slower).
+ */
+export function openDb(
+  path = ':memory:',
+  opts: { schemaDir?: string; durable?: boolean } = {},
+): Db {
+  const schemaDir = opts.schemaDir ?? SCHEMA_DIR
   const raw = new Database(path)
   if (path !== ':memory:') {
     raw.pragma('journal_mode = WAL')
-    raw.pragma('synchronous = NORMAL')
+    raw.pragma(opts.durable ? 'synchronous = FULL' : 'synchronous = NORMAL')
   }
   raw.pragma('foreign_keys = ON')
   raw.pragma('busy_timeout = 5000')

@@ -20,6 +20,16 @@ export function jsonLog(
   }
 }
 
+/** The same log without the per-request lines (--quiet): errors and other events still go through. */
+export function withoutRequestLines(log: Log): Log {
+  return {
+    info: (msg, fields) => {
+      if (msg !== 'request') log.info(msg, fields)
+    },
+    error: (msg, fields) => log.error(msg, fields),
+  }
+}
+
 /** Drops everything (the default in tests). */
 export const silentLog: Log = { info: () => {}, error: () => {} }
 
