@@ -22,7 +22,7 @@ export type MockConfig = {
   worldSource: string
   /** ":memory:" or the --db file. */
   dbPath: string
-  /** Seed of the id generator. */
+  /** Seed of the record-id sequence (uuids); secret tokens and request ids are random, not seeded. */
   seed: string
   /** --allow-insecure-webhooks: http:// and loopback webhook endpoints allowed (local rehearsal only). */
   allowInsecureWebhooks: boolean

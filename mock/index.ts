@@ -29,7 +29,7 @@ export type MockOptions = {
   allowInsecureWebhooks?: boolean
   /** Apply call-rate limits. Default true. */
   rateLimits?: boolean
-  /** Seed of the id generator. Default "mock". */
+  /** Seed of the record-id sequence (uuids), default "mock"; tokens and request ids are never seeded. */
   seed?: string
   /** true: JSON lines to stdout/stderr; a Log: that sink; default silent. */
   log?: boolean | Log
