@@ -12,14 +12,29 @@ const wallClock = [
     property: 'now',
     message: 'Read time from the clock module (mock/clock/clock.ts).',
   },
-  { object: 'Math', property: 'random', message: 'Use the seeded ids module (mock/util/ids.ts).' },
+  { object: 'Math', property: 'random', message: 'Use the ids module (mock/util/ids.ts).' },
+  { object: 'crypto', property: 'randomUUID', message: 'Use the ids module (mock/util/ids.ts).' },
   {
     object: 'crypto',
-    property: 'randomUUID',
-    message: 'Use the seeded ids module (mock/util/ids.ts).',
+    property: 'getRandomValues',
+    message: 'Use the ids module (mock/util/ids.ts).',
   },
   { object: 'performance', property: 'now', message: 'Read time from the clock module.' },
 ]
+
+// node:crypto's random sources: seeded record ids and random secrets both come from mock/util/ids.ts.
+const randomImports = ['node:crypto', 'crypto'].map((name) => ({
+  name,
+  importNames: [
+    'randomBytes',
+    'randomUUID',
+    'randomInt',
+    'randomFill',
+    'randomFillSync',
+    'getRandomValues',
+  ],
+  message: 'Take ids and secret tokens from the ids module (deps.ids, mock/util/ids.ts).',
+}))
 
 // Module-level mutable state: a `let`, an empty collection or an empty array at the top of a module is
 // shared by every mock instance in the process. Memos of pure computations use mock/util/memo.ts.
@@ -151,6 +166,7 @@ export default tseslint.config(
     ignores: ['mock/clock/**', 'mock/util/ids.ts', 'mock/util/memo.ts', 'mock/**/*.test.ts'],
     rules: {
       'no-restricted-properties': ['error', ...wallClock],
+      'no-restricted-imports': ['error', { paths: randomImports }],
       'no-restricted-globals': [
         'error',
         {

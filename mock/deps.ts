@@ -26,7 +26,7 @@ export type MockConfig = {
   durable?: boolean
   /** --control-token: the control API (/_mock) then needs `Authorization: Bearer <token>`. */
   controlToken?: string
-  /** Seed of the id generator. */
+  /** Seed of the record-id sequence (uuids); secret tokens and request ids are random, not seeded. */
   seed: string
   /** --allow-insecure-webhooks: http:// and loopback webhook endpoints allowed (local rehearsal only). */
   allowInsecureWebhooks: boolean

@@ -34,7 +34,7 @@ export type MockOptions = {
   durable?: boolean
   /** When set, the control API (/_mock) needs `Authorization: Bearer <token>` (a mock shared on a network). */
   controlToken?: string
-  /** Seed of the id generator. Default "mock". */
+  /** Seed of the record-id sequence (uuids), default "mock"; tokens and request ids are never seeded. */
   seed?: string
   /** true: JSON lines to stdout/stderr; a Log: that sink; default silent. */
   log?: boolean | Log

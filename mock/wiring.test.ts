@@ -49,7 +49,7 @@ describe('composition root', () => {
     }
     // The first instance still has only its own listeners after 199 others were built.
     expect(footprint(first)).toEqual(expected)
-  })
+  }, 60_000)
 
   it('[SVC-002] keeps Sessions, clocks and events of two instances apart', async () => {
     const a = await mock()

@@ -56,7 +56,7 @@ export function artifactRoutes(app: Hono<Env>): void {
         details: { minimum_su: MINIMUM_FILE_BALANCE_SU },
       })
     }
-    const token = ids.token()
+    const token = ids.secretToken()
     const expiresAt = nowMs + DOWNLOAD_TOKEN_LIFETIME_MS
     insertDownloadToken(db, {
       token_hash: sha256Hex(Buffer.from(token, 'utf8')),

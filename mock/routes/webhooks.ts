@@ -137,7 +137,7 @@ export function webhookRoutes(app: Hono<Env>): void {
         url: body.url,
         event_types: body.event_types ?? null,
         status: 'ACTIVE',
-        secret: `whsec_${ids.token(24)}`,
+        secret: `whsec_${ids.secretToken(24)}`,
         previous_secret_expires_at: null,
         rotated_at: null,
         created_at: nowMs,
@@ -203,7 +203,7 @@ export function webhookRoutes(app: Hono<Env>): void {
       const nowMs = deps.clock.nowMs()
       const rotated: EndpointRecord = {
         ...e,
-        secret: `whsec_${deps.ids.token(24)}`,
+        secret: `whsec_${deps.ids.secretToken(24)}`,
         rotated_at: nowMs,
         previous_secret_expires_at: nowMs + ROTATION_OVERLAP_S * 1000,
         updated_at: nowMs,

@@ -4,21 +4,57 @@ import { Ids, memoryIdsStore } from './ids.js'
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
 describe('ids', () => {
-  it('makes UUID v4-shaped ids, request ids and URL-safe tokens', () => {
+  it('makes UUID v4-shaped ids, request ids and URL-safe secret tokens', () => {
     const ids = new Ids(memoryIdsStore(), 'seed')
     expect(ids.uuid()).toMatch(UUID_V4)
     expect(ids.requestId()).toMatch(/^req_[0-9a-f]{24}$/)
-    expect(ids.token()).toMatch(/^[A-Za-z0-9_-]{32}$/)
+    expect(ids.secretToken()).toMatch(/^[A-Za-z0-9_-]{32}$/)
+    expect(ids.secretToken(32)).toMatch(/^[A-Za-z0-9_-]{43}$/)
   })
 
-  it('gives the same sequence for the same seed and another for another seed', () => {
+  it('gives the same uuid sequence for the same seed and another for another seed', () => {
     const a = new Ids(memoryIdsStore(), 'one')
     const b = new Ids(memoryIdsStore(), 'one')
     const c = new Ids(memoryIdsStore(), 'two')
-    const seq = (ids: Ids) => [ids.uuid(), ids.uuid(), ids.requestId()]
+    const seq = (ids: Ids) => [ids.uuid(), ids.uuid(), ids.uuid()]
     const first = seq(a)
     expect(seq(b)).toEqual(first)
     expect(seq(c)).not.toEqual(first)
+  })
+
+  it('keeps the uuid sequence reproducible whatever request ids and tokens were issued in between', () => {
+    // Request ids and tokens do not draw from the seeded sequence: a run that answered more requests (401s
+    // included) or issued more tokens still gets the same uuids, and no request id marks a position in it.
+    const a = new Ids(memoryIdsStore(), 'one')
+    const b = new Ids(memoryIdsStore(), 'one')
+    const first = [a.uuid(), a.requestId(), a.secretToken(), a.requestId(), a.uuid()]
+    expect([b.uuid(), b.uuid()]).toEqual([first[0], first[4]])
+  })
+
+  it('issues request ids and secret tokens from a cryptographic source, not from (seed, position)', () => {
+    // Two generators with the same seed, the same store state and the same calls: the uuids agree, the
+    // request ids and tokens do not (a seeded derivation would make them equal).
+    const a = new Ids(memoryIdsStore(), 'mock')
+    const b = new Ids(memoryIdsStore(), 'mock')
+    const run = (ids: Ids) => ({
+      uuid: ids.uuid(),
+      requestId: ids.requestId(),
+      token: ids.secretToken(24),
+      long: ids.secretToken(32),
+    })
+    const x = run(a)
+    const y = run(b)
+    expect(y.uuid).toBe(x.uuid)
+    expect(y.requestId).not.toBe(x.requestId)
+    expect(y.token).not.toBe(x.token)
+    expect(y.long).not.toBe(x.long)
+    const many = new Set(Array.from({ length: 1000 }, () => a.secretToken()))
+    expect(many.size).toBe(1000)
+  })
+
+  it('refuses a secret token shorter than 16 bytes', () => {
+    const ids = new Ids(memoryIdsStore(), 'seed')
+    expect(() => ids.secretToken(8)).toThrow(RangeError)
   })
 
   it('never repeats an id after a restart on the same store or after a reset', () => {

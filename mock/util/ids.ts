@@ -1,14 +1,19 @@
 /**
- * Seeded id generator: UUID v4-shaped ids, request ids and opaque tokens, the mock's only source of
- * randomness. Deterministic for a seed on a fresh store; every process start on a kept store (--db) and every
- * world reset starts a new sequence, so ids never repeat within one store.
+ * Ids, request ids and secret tokens: the mock's only source of randomness, in two parts.
+ * - Seeded: record ids (`uuid()`) are a deterministic sequence, reproducible for a seed and the same sequence
+ *   of calls on a fresh store; every process start on a kept store (--db) and every world reset starts a new
+ *   sequence, so ids never repeat within one store. Ids are not secrets: anyone who knows the seed can
+ *   compute them, and access rules never rely on an id being unknown.
+ * - Cryptographic (node:crypto randomBytes, not seeded, not reproducible): secret tokens (download tokens,
+ *   webhook signing secrets, anything that grants access) and request ids. Neither draws from the seeded
+ *   sequence, so no response reveals a position in it and no token follows from the seed and a position.
  */
-import { createHash } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 
 /**
- * Persisted generator state: epoch (world resets so far) and boot (process starts on this store). Ids are
- * hashes of (seed, epoch, boot, counter); the counter lives in memory only, so nothing is written per id and
- * a rolled-back transaction cannot make the store forget ids already handed out.
+ * Persisted state of the seeded sequence: epoch (world resets so far) and boot (process starts on this
+ * store). Ids are hashes of (seed, epoch, boot, counter); the counter lives in memory only, so nothing is
+ * written per id and a rolled-back transaction cannot make the store forget ids already handed out.
  */
 export type IdsState = { epoch: number; boot: number }
 
@@ -42,17 +47,28 @@ export class Ids {
     return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`
   }
 
-  /** A request id for X-Request-Id and error.request_id: "req_" and 24 hex characters. */
+  /**
+   * A request id for X-Request-Id and error.request_id: "req_" and 24 hex characters, from 12
+   * cryptographically random bytes. It does not advance the seeded sequence, so it tells nothing about ids
+   * or tokens.
+   */
   requestId(): string {
-    return `req_${this.next().subarray(0, 12).toString('hex')}`
+    return `req_${randomBytes(12).toString('hex')}`
   }
 
-  /** An opaque URL-safe token (download tokens, webhook secrets) of `bytes` random bytes (at most 32). */
-  token(bytes = 24): string {
-    return this.next().subarray(0, Math.min(bytes, 32)).toString('base64url')
+  /**
+   * An opaque URL-safe secret (download tokens, webhook signing secrets) of `bytes` cryptographically random
+   * bytes (16 to 64; base64url, 32 characters for the default 24). Never seeded: equal seeds give different
+   * secrets.
+   */
+  secretToken(bytes = 24): string {
+    if (!Number.isInteger(bytes) || bytes < 16 || bytes > 64) {
+      throw new RangeError(`a secret token has 16 to 64 random bytes, not ${bytes}`)
+    }
+    return randomBytes(bytes).toString('base64url')
   }
 
-  /** Starts a new epoch at counter 0 (world reset). */
+  /** Starts a new epoch of the seeded sequence at counter 0 (world reset). */
   reset(): void {
     this.epoch += 1
     this.counter = 0
