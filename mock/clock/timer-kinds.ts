@@ -31,7 +31,9 @@ export class TimerKinds {
   /** Registers the handler of a kind; a kind is registered once. */
   register<P>(kind: TimerKind, handler: TimerHandler<P>): this {
     if (!TIMER_KIND_PATTERN.test(kind)) {
-      throw new Error(`timer kind "${kind}" is not a dotted lowercase name such as "execution.step"`)
+      throw new Error(
+        `timer kind "${kind}" is not a dotted lowercase name such as "execution.step"`,
+      )
     }
     if (this.handlers.has(kind)) throw new Error(`timer kind "${kind}" is already registered`)
     this.handlers.set(kind, handler as TimerHandler)
