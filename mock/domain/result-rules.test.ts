@@ -179,14 +179,73 @@ describe('public result rules', () => {
     )
   })
 
+  it.each([
+    // Internal names, whatever their case and trailing dots.
+    'https://localhost./',
+    'https://localhost../x',
+    'https://api.localhost./',
+    'https://printer.local../',
+    'https://metadata.google.internal./computeMetadata/v1/',
+    'https://metadata./',
+    'https://intranet/',
+    // Internal addresses in every spelling the URL parser accepts.
+    'https://[::ffff:127.0.0.1]/',
+    'https://[::ffff:a9fe:a9fe]/latest/meta-data',
+    'https://[::]/',
+    'https://0.0.0.0/',
+    'https://0x7f.0.0.1../',
+    'https://127.0.0.1../',
+    'https://2130706433/',
+    'https://100.64.0.1/',
+    'https://[64:ff9b::7f00:1]/',
+    'https://[64:ff9b:1::808:808]/',
+    'https://[2002:a9fe:a9fe::]/',
+    'https://[fd00:ec2::254]/',
+    'https://[fe80::1]/',
+    'https://[2001:db8::1]/',
+    // The other URL rules.
+    'http://fcc.gov/',
+    'https://user@fcc.gov/',
+    'https://fcc.gov/?X-Amz-Signature=abc',
+  ])('[ERR-103] refuses the URL result %s', (url) => {
+    expect(urlResultProblem(url)).toBe('OUTPUT_URL_INVALID')
+  })
+
+  it.each([
+    // Public names that only look like internal addresses.
+    'https://fcc.gov/',
+    'https://fdic.gov/x',
+    'https://fd.io/',
+    'https://fe80.example.com/',
+    'https://fc00.example.net/',
+    'https://10.example.com/',
+    'https://127.0.0.1.example.com/',
+    'https://192.168.example.org/',
+    'https://local.example.com/',
+    'https://metadata.example.com/',
+    'https://EXAMPLE.COM./',
+    // Public addresses, IPv4-mapped and 6to4 forms of public IPv4 addresses included.
+    'https://8.8.8.8/',
+    'https://[2606:4700:4700::1111]/',
+    'https://[::ffff:8.8.8.8]/',
+    'https://[2002:808:808::1]/',
+  ])('[ERR-103] accepts the URL result %s', (url) => {
+    expect(urlResultProblem(url)).toBeUndefined()
+  })
+
   it('[ERR-103] accepts an HTTPS URL on a public host whatever its path and non-secret query parameters', () => {
-    // The hosts are fixed known-public names: the property is about paths and queries (see the report on
-    // the host patterns).
+    // The hosts are fixed public names and addresses, look-alikes of internal ones included: the property is
+    // about paths and queries (the address classes have their own table in mock/webhooks/network-rules.test.ts).
     const publicHost = fc.constantFrom(
       'example.com',
       'www.example.org',
       'cdn.example.net',
       '93.184.215.14',
+      'fcc.gov',
+      'fdic.gov',
+      'fd.io',
+      '10.example.com',
+      '[2606:4700:4700::1111]',
     )
     const segment = fc.string({
       unit: fc.constantFrom(..."abcXYZ019-._~!$&'()*+,;=:@", '%20', '%2F', 'é'),

@@ -1,8 +1,10 @@
 /**
  * Public result rules (States and transitions; Errors > OUTPUT_*; Data handling): a produced result that holds
  * a credential pattern fails the execution with OUTPUT_CONTAINS_CREDENTIALS; a URL result must be a public
- * HTTPS address without login details, signatures or tokens (OUTPUT_URL_INVALID). Pure functions.
+ * HTTPS address without login details, signatures or tokens (OUTPUT_URL_INVALID), public as the webhook
+ * network rules judge it (mock/domain/addresses.ts; a name is not resolved). Pure functions.
  */
+import { bareHost, hostProblem } from './addresses.js'
 
 /** Credential patterns the mock recognises (not a general detector; the document names none). */
 export const CREDENTIAL_PATTERNS: readonly RegExp[] = [
@@ -24,18 +26,6 @@ export function containsCredential(value: unknown): boolean {
   return false
 }
 
-const PRIVATE_HOST = [
-  /^localhost$/i,
-  /\.(?:local|internal|localhost)$/i,
-  /^127\./,
-  /^10\./,
-  /^192\.168\./,
-  /^172\.(?:1[6-9]|2\d|3[01])\./,
-  /^169\.254\./,
-  /^0\./,
-  /^\[?(?:::1|fc|fd|fe80)/i,
-  /^metadata(?:\.google\.internal)?$/i,
-]
 const TOKEN_PARAMS =
   /^(?:token|access_token|sig|signature|x-amz-signature|x-amz-credential|key|api_key|apikey|auth|password)$/i
 
@@ -48,7 +38,8 @@ export function urlResultProblem(raw: string): 'OUTPUT_URL_INVALID' | undefined 
     return 'OUTPUT_URL_INVALID'
   }
   if (url.protocol !== 'https:' || url.username || url.password) return 'OUTPUT_URL_INVALID'
-  if (PRIVATE_HOST.some((p) => p.test(url.hostname))) return 'OUTPUT_URL_INVALID'
+  // The webhook network rules' classification of addresses and names (mock/domain/addresses.ts).
+  if (hostProblem(bareHost(url)) !== undefined) return 'OUTPUT_URL_INVALID'
   for (const name of url.searchParams.keys())
     if (TOKEN_PARAMS.test(name)) return 'OUTPUT_URL_INVALID'
   return undefined
