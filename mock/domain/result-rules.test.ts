@@ -27,7 +27,8 @@ const word = fc.string({
   maxLength: 8,
 })
 const words = fc.array(word, { maxLength: 6 }).map((ws) => ws.join(' '))
-const someWords = fc.array(word, { minLength: 1, maxLength: 6 }).map((ws) => ws.join(' '))
+/** The tokens of '[credential masked]', '[email masked]' and '[phone masked]'. */
+const MASK_TOKENS = new Set(['[credential', '[email', '[phone', 'masked]'])
 const email = fc.stringMatching(/^[a-z0-9._]{1,8}@[a-z]{1,8}\.(com|org|de)$/)
 const phone = fc.stringMatching(/^\+?[0-9]{2,3} [0-9]{3} [0-9]{4,7}$/)
 
@@ -81,30 +82,46 @@ describe('public result rules', () => {
     )
   })
 
+  it.each([
+    ['key AKIAJ7QX2LMN4PRT5V68 555 123 4567', 'key [credential masked] [phone masked]'],
+    [
+      'tok ghp_abcdefghijklmnopqrstuvwxyz123456 (555) 123-4567',
+      'tok [credential masked] [phone masked]',
+    ],
+    ['password: abc123 555 123 4567', '[credential masked] [phone masked]'],
+    ['sk_live_ABCDEFGHIJKLMNOP12 +1 555 123 4567', '[credential masked] [phone masked]'],
+    ['ref AB1234567890 call 555 123 4567', 'ref AB1234567890 call [phone masked]'],
+  ])(
+    '[DATA-002] masks a credential ending in digits next to a phone number whole: %s',
+    (text, masked) => {
+      expect(maskPublicText(text)).toBe(masked)
+    },
+  )
+
   it('[DATA-002] masks every credential, e-mail address and phone number in free text and keeps the other words in order', () => {
     const sensitive = fc.oneof(credential, email, phone)
     fc.assert(
-      // At least one word between two sensitive items: a credential ending in digits directly followed by a
-      // phone number is not masked today (the phone mask runs first and takes the credential's tail).
-      fc.property(
-        fc.array(fc.tuple(someWords, sensitive), { maxLength: 5 }),
-        words,
-        (parts, tail) => {
-          const text = [...parts.flatMap(([w, s]) => [w, s]), tail].join(' ')
-          const masked = maskPublicText(text)
-          expect(containsCredential(masked)).toBe(false)
-          expect(masked).not.toMatch(/@/)
-          expect(masked).not.toMatch(/\d{4}/)
-          for (const [, s] of parts) expect(masked).not.toContain(s)
-          let from = 0
-          for (const w of [...parts.map(([w]) => w), tail]) {
-            const at = masked.indexOf(w, from)
-            expect(at).toBeGreaterThanOrEqual(0)
-            from = at + w.length
-          }
-          expect(maskPublicText(masked)).toBe(masked)
-        },
-      ),
+      // Sensitive items may sit next to each other (no word between): a credential ending in digits directly
+      // followed by a phone number is masked whole.
+      fc.property(fc.array(fc.tuple(words, sensitive), { maxLength: 5 }), words, (parts, tail) => {
+        const text = [...parts.flatMap(([w, s]) => [w, s]), tail].join(' ')
+        const masked = maskPublicText(text)
+        expect(containsCredential(masked)).toBe(false)
+        expect(masked).not.toMatch(/@/)
+        expect(masked).not.toMatch(/\d{4}/)
+        for (const [, s] of parts) expect(masked).not.toContain(s)
+        // No fragment of a sensitive item is left in clear: every token is a word or part of a mask.
+        const kept = new Set([...parts.map(([w]) => w), tail].flatMap((w) => w.split(' ')))
+        for (const token of masked.split(' ').filter((t) => t !== ''))
+          expect(kept.has(token) || MASK_TOKENS.has(token), `"${token}" in "${masked}"`).toBe(true)
+        let from = 0
+        for (const w of [...parts.map(([w]) => w), tail]) {
+          const at = masked.indexOf(w, from)
+          expect(at).toBeGreaterThanOrEqual(0)
+          from = at + w.length
+        }
+        expect(maskPublicText(masked)).toBe(masked)
+      }),
       params,
     )
   })

@@ -46,15 +46,19 @@ export function urlResultProblem(raw: string): 'OUTPUT_URL_INVALID' | undefined 
 }
 
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g
-const PHONE = /\+?\d[\d ()-]{7,}\d/g
+/** A phone number never starts inside a word (an id or a credential's digits are not its first digits). */
+const PHONE = /(?<!\w)\+?\(?\d[\d ()-]{7,}\d/g
+const CREDENTIALS_G = CREDENTIAL_PATTERNS.map(
+  (p) => new RegExp(p.source, p.flags.includes('g') ? p.flags : `${p.flags}g`),
+)
 
-/** Masks contact details and credential patterns in public free text (Data handling). */
+/**
+ * Masks credential patterns and contact details in public free text (Data handling, DATA-002). Credentials go
+ * first: masking a phone number or an e-mail address first could take part of a credential and leave the rest
+ * of it, no longer matching any pattern, in clear ("AKIA…V68 555 123 4567").
+ */
 export function maskPublicText(text: string): string {
-  let out = text.replace(EMAIL, '[email masked]').replace(PHONE, '[phone masked]')
-  for (const p of CREDENTIAL_PATTERNS)
-    out = out.replace(
-      new RegExp(p.source, p.flags.includes('g') ? p.flags : `${p.flags}g`),
-      '[credential masked]',
-    )
-  return out
+  let out = text
+  for (const p of CREDENTIALS_G) out = out.replace(p, '[credential masked]')
+  return out.replace(EMAIL, '[email masked]').replace(PHONE, '[phone masked]')
 }
