@@ -27,7 +27,8 @@ const word = fc.string({
   maxLength: 8,
 })
 const words = fc.array(word, { maxLength: 6 }).map((ws) => ws.join(' '))
-const someWords = fc.array(word, { minLength: 1, maxLength: 6 }).map((ws) => ws.join(' '))
+/** The tokens of '[credential masked]', '[email masked]' and '[phone masked]'. */
+const MASK_TOKENS = new Set(['[credential', '[email', '[phone', 'masked]'])
 const email = fc.stringMatching(/^[a-z0-9._]{1,8}@[a-z]{1,8}\.(com|org|de)$/)
 const phone = fc.stringMatching(/^\+?[0-9]{2,3} [0-9]{3} [0-9]{4,7}$/)
 
@@ -81,30 +82,46 @@ describe('public result rules', () => {
     )
   })
 
+  it.each([
+    ['key AKIAJ7QX2LMN4PRT5V68 555 123 4567', 'key [credential masked] [phone masked]'],
+    [
+      'tok ghp_abcdefghijklmnopqrstuvwxyz123456 (555) 123-4567',
+      'tok [credential masked] [phone masked]',
+    ],
+    ['password: abc123 555 123 4567', '[credential masked] [phone masked]'],
+    ['sk_live_ABCDEFGHIJKLMNOP12 +1 555 123 4567', '[credential masked] [phone masked]'],
+    ['ref AB1234567890 call 555 123 4567', 'ref AB1234567890 call [phone masked]'],
+  ])(
+    '[DATA-002] masks a credential ending in digits next to a phone number whole: %s',
+    (text, masked) => {
+      expect(maskPublicText(text)).toBe(masked)
+    },
+  )
+
   it('[DATA-002] masks every credential, e-mail address and phone number in free text and keeps the other words in order', () => {
     const sensitive = fc.oneof(credential, email, phone)
     fc.assert(
-      // At least one word between two sensitive items: a credential ending in digits directly followed by a
-      // phone number is not masked today (the phone mask runs first and takes the credential's tail).
-      fc.property(
-        fc.array(fc.tuple(someWords, sensitive), { maxLength: 5 }),
-        words,
-        (parts, tail) => {
-          const text = [...parts.flatMap(([w, s]) => [w, s]), tail].join(' ')
-          const masked = maskPublicText(text)
-          expect(containsCredential(masked)).toBe(false)
-          expect(masked).not.toMatch(/@/)
-          expect(masked).not.toMatch(/\d{4}/)
-          for (const [, s] of parts) expect(masked).not.toContain(s)
-          let from = 0
-          for (const w of [...parts.map(([w]) => w), tail]) {
-            const at = masked.indexOf(w, from)
-            expect(at).toBeGreaterThanOrEqual(0)
-            from = at + w.length
-          }
-          expect(maskPublicText(masked)).toBe(masked)
-        },
-      ),
+      // Sensitive items may sit next to each other (no word between): a credential ending in digits directly
+      // followed by a phone number is masked whole.
+      fc.property(fc.array(fc.tuple(words, sensitive), { maxLength: 5 }), words, (parts, tail) => {
+        const text = [...parts.flatMap(([w, s]) => [w, s]), tail].join(' ')
+        const masked = maskPublicText(text)
+        expect(containsCredential(masked)).toBe(false)
+        expect(masked).not.toMatch(/@/)
+        expect(masked).not.toMatch(/\d{4}/)
+        for (const [, s] of parts) expect(masked).not.toContain(s)
+        // No fragment of a sensitive item is left in clear: every token is a word or part of a mask.
+        const kept = new Set([...parts.map(([w]) => w), tail].flatMap((w) => w.split(' ')))
+        for (const token of masked.split(' ').filter((t) => t !== ''))
+          expect(kept.has(token) || MASK_TOKENS.has(token), `"${token}" in "${masked}"`).toBe(true)
+        let from = 0
+        for (const w of [...parts.map(([w]) => w), tail]) {
+          const at = masked.indexOf(w, from)
+          expect(at).toBeGreaterThanOrEqual(0)
+          from = at + w.length
+        }
+        expect(maskPublicText(masked)).toBe(masked)
+      }),
       params,
     )
   })
@@ -179,14 +196,73 @@ describe('public result rules', () => {
     )
   })
 
+  it.each([
+    // Internal names, whatever their case and trailing dots.
+    'https://localhost./',
+    'https://localhost../x',
+    'https://api.localhost./',
+    'https://printer.local../',
+    'https://metadata.google.internal./computeMetadata/v1/',
+    'https://metadata./',
+    'https://intranet/',
+    // Internal addresses in every spelling the URL parser accepts.
+    'https://[::ffff:127.0.0.1]/',
+    'https://[::ffff:a9fe:a9fe]/latest/meta-data',
+    'https://[::]/',
+    'https://0.0.0.0/',
+    'https://0x7f.0.0.1../',
+    'https://127.0.0.1../',
+    'https://2130706433/',
+    'https://100.64.0.1/',
+    'https://[64:ff9b::7f00:1]/',
+    'https://[64:ff9b:1::808:808]/',
+    'https://[2002:a9fe:a9fe::]/',
+    'https://[fd00:ec2::254]/',
+    'https://[fe80::1]/',
+    'https://[2001:db8::1]/',
+    // The other URL rules.
+    'http://fcc.gov/',
+    'https://user@fcc.gov/',
+    'https://fcc.gov/?X-Amz-Signature=abc',
+  ])('[ERR-103] refuses the URL result %s', (url) => {
+    expect(urlResultProblem(url)).toBe('OUTPUT_URL_INVALID')
+  })
+
+  it.each([
+    // Public names that only look like internal addresses.
+    'https://fcc.gov/',
+    'https://fdic.gov/x',
+    'https://fd.io/',
+    'https://fe80.example.com/',
+    'https://fc00.example.net/',
+    'https://10.example.com/',
+    'https://127.0.0.1.example.com/',
+    'https://192.168.example.org/',
+    'https://local.example.com/',
+    'https://metadata.example.com/',
+    'https://EXAMPLE.COM./',
+    // Public addresses, IPv4-mapped and 6to4 forms of public IPv4 addresses included.
+    'https://8.8.8.8/',
+    'https://[2606:4700:4700::1111]/',
+    'https://[::ffff:8.8.8.8]/',
+    'https://[2002:808:808::1]/',
+  ])('[ERR-103] accepts the URL result %s', (url) => {
+    expect(urlResultProblem(url)).toBeUndefined()
+  })
+
   it('[ERR-103] accepts an HTTPS URL on a public host whatever its path and non-secret query parameters', () => {
-    // The hosts are fixed known-public names: the property is about paths and queries (see the report on
-    // the host patterns).
+    // The hosts are fixed public names and addresses, look-alikes of internal ones included: the property is
+    // about paths and queries (the address classes have their own table in mock/webhooks/network-rules.test.ts).
     const publicHost = fc.constantFrom(
       'example.com',
       'www.example.org',
       'cdn.example.net',
       '93.184.215.14',
+      'fcc.gov',
+      'fdic.gov',
+      'fd.io',
+      '10.example.com',
+      '[2606:4700:4700::1111]',
     )
     const segment = fc.string({
       unit: fc.constantFrom(..."abcXYZ019-._~!$&'()*+,;=:@", '%20', '%2F', 'é'),

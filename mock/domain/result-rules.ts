@@ -1,8 +1,10 @@
 /**
  * Public result rules (States and transitions; Errors > OUTPUT_*; Data handling): a produced result that holds
  * a credential pattern fails the execution with OUTPUT_CONTAINS_CREDENTIALS; a URL result must be a public
- * HTTPS address without login details, signatures or tokens (OUTPUT_URL_INVALID). Pure functions.
+ * HTTPS address without login details, signatures or tokens (OUTPUT_URL_INVALID), public as the webhook
+ * network rules judge it (mock/domain/addresses.ts; a name is not resolved). Pure functions.
  */
+import { bareHost, hostProblem } from './addresses.js'
 
 /** Credential patterns the mock recognises (not a general detector; the document names none). */
 export const CREDENTIAL_PATTERNS: readonly RegExp[] = [
@@ -24,18 +26,6 @@ export function containsCredential(value: unknown): boolean {
   return false
 }
 
-const PRIVATE_HOST = [
-  /^localhost$/i,
-  /\.(?:local|internal|localhost)$/i,
-  /^127\./,
-  /^10\./,
-  /^192\.168\./,
-  /^172\.(?:1[6-9]|2\d|3[01])\./,
-  /^169\.254\./,
-  /^0\./,
-  /^\[?(?:::1|fc|fd|fe80)/i,
-  /^metadata(?:\.google\.internal)?$/i,
-]
 const TOKEN_PARAMS =
   /^(?:token|access_token|sig|signature|x-amz-signature|x-amz-credential|key|api_key|apikey|auth|password)$/i
 
@@ -48,22 +38,27 @@ export function urlResultProblem(raw: string): 'OUTPUT_URL_INVALID' | undefined 
     return 'OUTPUT_URL_INVALID'
   }
   if (url.protocol !== 'https:' || url.username || url.password) return 'OUTPUT_URL_INVALID'
-  if (PRIVATE_HOST.some((p) => p.test(url.hostname))) return 'OUTPUT_URL_INVALID'
+  // The webhook network rules' classification of addresses and names (mock/domain/addresses.ts).
+  if (hostProblem(bareHost(url)) !== undefined) return 'OUTPUT_URL_INVALID'
   for (const name of url.searchParams.keys())
     if (TOKEN_PARAMS.test(name)) return 'OUTPUT_URL_INVALID'
   return undefined
 }
 
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g
-const PHONE = /\+?\d[\d ()-]{7,}\d/g
+/** A phone number never starts inside a word (an id or a credential's digits are not its first digits). */
+const PHONE = /(?<!\w)\+?\(?\d[\d ()-]{7,}\d/g
+const CREDENTIALS_G = CREDENTIAL_PATTERNS.map(
+  (p) => new RegExp(p.source, p.flags.includes('g') ? p.flags : `${p.flags}g`),
+)
 
-/** Masks contact details and credential patterns in public free text (Data handling). */
+/**
+ * Masks credential patterns and contact details in public free text (Data handling, DATA-002). Credentials go
+ * first: masking a phone number or an e-mail address first could take part of a credential and leave the rest
+ * of it, no longer matching any pattern, in clear ("AKIA…V68 555 123 4567").
+ */
 export function maskPublicText(text: string): string {
-  let out = text.replace(EMAIL, '[email masked]').replace(PHONE, '[phone masked]')
-  for (const p of CREDENTIAL_PATTERNS)
-    out = out.replace(
-      new RegExp(p.source, p.flags.includes('g') ? p.flags : `${p.flags}g`),
-      '[credential masked]',
-    )
-  return out
+  let out = text
+  for (const p of CREDENTIALS_G) out = out.replace(p, '[credential masked]')
+  return out.replace(EMAIL, '[email masked]').replace(PHONE, '[phone masked]')
 }
