@@ -37,7 +37,7 @@ export type MockOptions = {
   timerKinds?: (kinds: TimerKinds) => void
   /** SSE stream limits (keep-alive interval, slow-consumer send limit, buffer); default the document's. */
   sseLimits?: Partial<SseLimits>
-  /** Scheduler runaway guard (firings per advance). */
+  /** Scheduler runaway guard: the most timer firings at one virtual instant (default 100,000). */
   loopLimit?: number
 }
 

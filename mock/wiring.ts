@@ -26,6 +26,7 @@ export type CreateDepsOptions = {
   log: Log
   /** Extra timer kinds (unit tests register their own); added to the mock's own kinds. */
   timerKinds?: (kinds: TimerKinds) => void
+  /** Runaway guard: the most timer firings at one virtual instant. */
   loopLimit?: number
   /** Wall clock override for unit tests of realtime mode. */
   wall?: WallClock
