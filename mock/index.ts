@@ -49,15 +49,26 @@ export type Mock = {
     /** Current virtual time. */
     now(): Date
     readonly mode: ClockMode
-    /** Moves virtual time forward, firing every due timer in order; resolves with the new time. */
+    /**
+     * Moves virtual time forward, firing every due timer in order; resolves with the new time. Webhook sends
+     * started on the way may still be in flight (see webhooks.idle).
+     */
     advance(seconds: number): Promise<Date>
     setMode(mode: ClockMode): void
+  }
+  webhooks: {
+    /**
+     * Resolves once no webhook send is in flight or queued and every outcome is recorded. An advance answers
+     * without waiting for sends (each ends within the 20-second send limit); await this before reading what
+     * a receiver got or a delivery's outcome.
+     */
+    idle(): Promise<void>
   }
   /** Back to the fixture world and its starting clock; resolves with the new time. */
   reset(): Promise<Date>
   /** The GET /_mock/fixtures view (projects, keys, Deployments, Workflows). */
   fixtures(): FixturesView
-  /** Stops the realtime timer and closes the store. */
+  /** Stops the realtime timer, aborts webhook sends in flight and closes the store. */
   close(): void
   deps: Deps
 }
@@ -118,10 +129,12 @@ export async function createMock(options: MockOptions = {}): Promise<Mock> {
       },
       setMode: (mode) => deps.clock.setMode(mode),
     },
+    webhooks: { idle: () => deps.deliveries.idle() },
     reset: async () => new Date(await resetWorld(deps)),
     fixtures: () => fixturesView(deps.db),
     close: () => {
       deps.scheduler.close()
+      deps.deliveries.abortAll()
       deps.db.close()
     },
     deps,

@@ -139,7 +139,8 @@ export class Scheduler {
 
   /**
    * Fires every timer due at or before targetMs in (due_at, seq) order, timers scheduled meanwhile included,
-   * then moves the clock to targetMs. Calls are serialized; resolves once every side effect is done.
+   * then moves the clock to targetMs. Calls are serialized; resolves once every side effect is done. Work a
+   * kind hands to a pool (webhook sends) is not waited for, except where a timer declares it depends on it.
    */
   advanceTo(targetMs: number): Promise<AdvanceResult> {
     return this.exclusive(() => this.run(() => targetMs))
@@ -197,6 +198,13 @@ export class Scheduler {
       for (;;) {
         const timer = firstDueTimer(db, targetMs)
         if (!timer) break
+        const wait = this.waitOf(timer)
+        if (wait) {
+          // Work this timer depends on is in flight (a webhook send): wait, then read the queue again, since
+          // its outcome may have canceled or replaced the timer.
+          await wait
+          continue
+        }
         if (timer.due_at > instant) {
           instant = timer.due_at
           atInstant = 0
@@ -244,6 +252,13 @@ export class Scheduler {
     }
     if (failures.length > 0) throw new TimerFailuresError(failures)
     return { now: clock.nowMs(), fired }
+  }
+
+  /** What a due timer must wait for before it fires (its kind's waitFor), if anything. */
+  private waitOf(timer: TimerRow): Promise<void> | undefined {
+    const wait = this.kinds.waitOf(timer.kind)
+    if (!wait) return undefined
+    return wait(JSON.parse(timer.payload_json) as unknown, this.opts.context())
   }
 
   /** One firing, inside its transaction: clock to the due time, delete the row, run the handler. */
