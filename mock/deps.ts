@@ -1,5 +1,6 @@
 /**
- * The types of one mock instance's dependency set (db, clock, scheduler, ids, config, log, bus, streams) and
+ * The types of one mock instance's dependency set (db, clock, scheduler, ids, config, log, bus, streams,
+ * deliveries) and
  * the Hono Env that carries it on the context. A leaf module: type imports only; mock/wiring.ts builds it.
  */
 import type { Clock } from './clock/clock.js'
@@ -13,6 +14,7 @@ import type { Db } from './store/db.js'
 import type { Channel } from './util/channel.js'
 import type { Ids } from './util/ids.js'
 import type { Log } from './util/log.js'
+import type { DeliveryPool } from './webhooks/pool.js'
 
 /** One instance's settings, from the CLI flags or createMock options. */
 export type MockConfig = {
@@ -57,6 +59,8 @@ export type Deps = {
   bus: MockBus
   /** The instance's open SSE streams. */
   streams: StreamHub
+  /** The instance's webhook sends in flight (outside the timer loop, bounded). */
+  deliveries: DeliveryPool
 }
 
 /** What the api-key middleware puts on the context for /v1 requests. */

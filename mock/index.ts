@@ -42,7 +42,7 @@ export type MockOptions = {
   timerKinds?: (kinds: TimerKinds) => void
   /** SSE stream limits (keep-alive interval, slow-consumer send limit, buffer); default the document's. */
   sseLimits?: Partial<SseLimits>
-  /** Scheduler runaway guard (firings per advance). */
+  /** Scheduler runaway guard: the most timer firings at one virtual instant (default 100,000). */
   loopLimit?: number
 }
 
@@ -54,9 +54,20 @@ export type Mock = {
     /** Current virtual time. */
     now(): Date
     readonly mode: ClockMode
-    /** Moves virtual time forward, firing every due timer in order; resolves with the new time. */
+    /**
+     * Moves virtual time forward, firing every due timer in order; resolves with the new time. Webhook sends
+     * started on the way may still be in flight (see webhooks.idle).
+     */
     advance(seconds: number): Promise<Date>
     setMode(mode: ClockMode): void
+  }
+  webhooks: {
+    /**
+     * Resolves once no webhook send is in flight or queued and every outcome is recorded. An advance answers
+     * without waiting for sends (each ends within the 20-second send limit); await this before reading what
+     * a receiver got or a delivery's outcome.
+     */
+    idle(): Promise<void>
   }
   /** Back to the fixture world and its starting clock; resolves with the new time. */
   reset(): Promise<Date>
@@ -67,7 +78,7 @@ export type Mock = {
    * the app runs is answered with the envelope too (mock/server.ts).
    */
   listen(opts?: { port?: number; host?: string }): Promise<Listening>
-  /** Stops the realtime timer and closes the store. */
+  /** Stops the realtime timer, aborts webhook sends in flight and closes the store. */
   close(): void
   deps: Deps
 }
@@ -130,11 +141,13 @@ export async function createMock(options: MockOptions = {}): Promise<Mock> {
       },
       setMode: (mode) => deps.clock.setMode(mode),
     },
+    webhooks: { idle: () => deps.deliveries.idle() },
     reset: async () => new Date(await resetWorld(deps)),
     fixtures: () => fixturesView(deps.db),
     listen: (opts) => listen({ fetch: app.fetch, deps }, opts),
     close: () => {
       deps.scheduler.close()
+      deps.deliveries.abortAll()
       deps.db.close()
     },
     deps,

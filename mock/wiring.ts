@@ -1,7 +1,7 @@
 /**
  * The composition root: builds one mock instance's dependency set. It opens the store, loads the world if the
- * store is new, creates the clock, ids, scheduler, bus and stream hub, registers every feature's timer kinds
- * and subscribes every feature's listeners on *that* instance. No module keeps state another instance could
+ * store is new, creates the clock, ids, scheduler, bus, stream hub and webhook send pool, registers every
+ * feature's timer kinds and subscribes every feature's listeners on *that* instance. No module keeps state another instance could
  * see, and behaviour never depends on which modules happen to be imported.
  */
 import { Clock, type ClockMode, type ClockState, type WallClock } from './clock/clock.js'
@@ -19,6 +19,7 @@ import { Channel } from './util/channel.js'
 import { Ids, type IdsState } from './util/ids.js'
 import type { Log } from './util/log.js'
 import { createDeliveries, registerWebhookTimers } from './webhooks/delivery.js'
+import { DeliveryPool } from './webhooks/pool.js'
 
 export type CreateDepsOptions = {
   /** Mode at start; a reopened --db store keeps its time and switches to this mode continuously. */
@@ -26,7 +27,10 @@ export type CreateDepsOptions = {
   log: Log
   /** Extra timer kinds (unit tests register their own); added to the mock's own kinds. */
   timerKinds?: (kinds: TimerKinds) => void
+  /** Runaway guard: the most timer firings at one virtual instant. */
   loopLimit?: number
+  /** Webhook sends in flight at once, in all and per Project (default 32 and 10). */
+  sendBounds?: { limit?: number; perGroup?: number }
   /** Wall clock override for unit tests of realtime mode. */
   wall?: WallClock
 }
@@ -86,6 +90,7 @@ export function createDeps(config: MockConfig, opts: CreateDepsOptions): Deps {
       log: opts.log,
       bus: createBus(),
       streams: createStreamHub(config.sse),
+      deliveries: new DeliveryPool(opts.log, opts.sendBounds),
     } as Omit<Deps, 'scheduler'> & { scheduler: Scheduler }
     deps.scheduler = new Scheduler({
       db,

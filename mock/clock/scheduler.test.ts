@@ -141,6 +141,73 @@ describe('scheduler', () => {
     expect((error as Error).message).toContain('test.forever')
   })
 
+  it('does not stop a large honest backlog: 20,000 timers across a day under the default guard', async () => {
+    let seen = 0
+    const mock = await mockWith((k) => k.register('test.backlog', () => void (seen += 1)))
+    const { scheduler, clock } = mock.deps
+    const start = clock.nowMs()
+    // Many instants, and up to 20 timers at each: far more firings in all than the guard's limit.
+    for (let i = 0; i < 20_000; i++)
+      scheduler.schedule('test.backlog', start + 1000 + (i % 1000) * 86_000, null)
+    const result = await scheduler.advanceBy(86_400_000)
+    expect(result.fired).toBe(20_000)
+    expect(seen).toBe(20_000)
+    expect(clock.nowMs()).toBe(start + 86_400_000)
+    expect(scheduler.pending()).toBe(0)
+  })
+
+  it('counts the guard per virtual instant: as many timers as the limit at one instant, and more at the next, all fire', async () => {
+    let seen = 0
+    const mock = await mockWith((k) => k.register('test.wide', () => void (seen += 1)), {
+      loopLimit: 50,
+    })
+    const { scheduler, clock } = mock.deps
+    const t = clock.nowMs()
+    for (let i = 0; i < 50; i++) scheduler.schedule('test.wide', t + 10, null)
+    for (let i = 0; i < 50; i++) scheduler.schedule('test.wide', t + 20, null)
+    expect((await scheduler.advanceBy(100)).fired).toBe(100)
+    expect(seen).toBe(100)
+  })
+
+  it('answers a runaway advance with the INTERNAL_ERROR envelope and leaves the clock at the runaway instant', async () => {
+    const seen: string[] = []
+    const mock = await mockWith(
+      (k) => {
+        k.register(
+          'test.forever',
+          (_p, { deps, nowMs }) => void deps.scheduler.schedule('test.forever', nowMs, null),
+        )
+        k.register<string>('test.note', (s) => void seen.push(s))
+      },
+      { loopLimit: 50 },
+    )
+    const { scheduler, clock } = mock.deps
+    const t = clock.nowMs()
+    scheduler.schedule('test.note', t + 100, 'before')
+    scheduler.schedule('test.forever', t + 500, null)
+    scheduler.schedule('test.note', t + 900, 'after')
+    const res = await mock.app.request('/_mock/clock/advance', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ seconds: 1 }),
+    })
+    expect(res.status).toBe(500)
+    const body = (await res.json()) as { error: { code: string; request_id: string } }
+    expect(body.error.code).toBe('INTERNAL_ERROR')
+    expect(body.error.request_id).toBeTruthy()
+    // Every timer before the runaway instant fired and committed; the clock stands at that instant; later
+    // timers and the runaway's own are still pending, nothing due before the clock is left unfired.
+    expect(seen).toEqual(['before'])
+    expect(clock.nowMs()).toBe(t + 500)
+    expect(scheduler.nextDueMs()).toBe(t + 500)
+    expect(
+      mock.deps.db.stmt('SELECT COUNT(*) AS n FROM timers WHERE due_at < ?').get(t + 500),
+    ).toEqual({ n: 0 })
+    expect(
+      mock.deps.db.stmt("SELECT COUNT(*) AS n FROM timers WHERE kind = 'test.note'").get(),
+    ).toEqual({ n: 1 })
+  })
+
   it('cancels a timer by id and the timers of a subject', async () => {
     const seen: string[] = []
     const mock = await mockWith((k) => k.register<string>('test.note', (s) => void seen.push(s)))

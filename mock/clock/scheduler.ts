@@ -22,20 +22,31 @@ import type { SideEffect, TimerKind, TimerKinds } from './timer-kinds.js'
 export type TimerId = string
 export type AdvanceResult = { now: number; fired: number }
 
-/** The default runaway guard: the largest scenario plus its webhooks stay far below it. */
-export const DEFAULT_LOOP_LIMIT = 10_000
+/**
+ * The default runaway guard: firings at one virtual instant. A runaway is a timer that keeps scheduling timers
+ * at the instant it fires, without end; an honest backlog spreads over many instants (a day of webhook retries
+ * for 10 endpoints and 100 Turns puts about 1,000 timers on its busiest instant). Generous on purpose: a false
+ * stop is worse than a runaway noticed after a few seconds.
+ */
+export const DEFAULT_LOOP_LIMIT = 100_000
 
 /** The longest single Node timeout we arm; longer waits re-arm when it expires. */
 const MAX_ARM_MS = 60 * 60 * 1000
 
-/** Thrown when one advance fires more than loopLimit timers (a handler that keeps rescheduling itself). */
+/**
+ * Thrown when more than loopLimit timers fire at one virtual instant (a handler that keeps rescheduling itself
+ * at the same time). The advance stops there: every earlier firing has committed, the clock stands at that
+ * instant (not at the advance's target), and the timers not yet fired, the runaway's included, stay pending.
+ */
 export class SchedulerLoopError extends Error {
   constructor(
     readonly limit: number,
+    readonly atMs: number,
     readonly lastKinds: string[],
   ) {
     super(
-      `scheduler fired ${limit} timers in one advance and stopped (loop limit); last kinds: ${lastKinds.join(', ')}`,
+      `scheduler fired ${limit} timers at one virtual instant (${new Date(atMs).toISOString()}) and stopped ` +
+        `there (loop limit; the clock stays at that instant); last kinds: ${lastKinds.join(', ')}`,
     )
     this.name = 'SchedulerLoopError'
   }
@@ -61,6 +72,7 @@ export type SchedulerOptions = {
   kinds: TimerKinds
   /** The dependency set handed to handlers (the scheduler is part of it, hence a getter). */
   context: () => Deps
+  /** Runaway guard: the most firings at one virtual instant (default DEFAULT_LOOP_LIMIT). */
   loopLimit?: number
 }
 
@@ -127,7 +139,8 @@ export class Scheduler {
 
   /**
    * Fires every timer due at or before targetMs in (due_at, seq) order, timers scheduled meanwhile included,
-   * then moves the clock to targetMs. Calls are serialized; resolves once every side effect is done.
+   * then moves the clock to targetMs. Calls are serialized; resolves once every side effect is done. Work a
+   * kind hands to a pool (webhook sends) is not waited for, except where a timer declares it depends on it.
    */
   advanceTo(targetMs: number): Promise<AdvanceResult> {
     return this.exclusive(() => this.run(() => targetMs))
@@ -176,12 +189,29 @@ export class Scheduler {
     const failures: { id: string; kind: string; error: unknown }[] = []
     const lastKinds: string[] = []
     let fired = 0
+    // The runaway guard counts firings at one virtual instant: the latest due time fired so far (a timer
+    // scheduled in the past fires at that same instant, so rescheduling backwards is counted too).
+    let instant = -Infinity
+    let atInstant = 0
     this.advancing = true
     try {
       for (;;) {
         const timer = firstDueTimer(db, targetMs)
         if (!timer) break
-        if (fired >= this.loopLimit) throw new SchedulerLoopError(this.loopLimit, lastKinds)
+        const wait = this.waitOf(timer)
+        if (wait) {
+          // Work this timer depends on is in flight (a webhook send): wait, then read the queue again, since
+          // its outcome may have canceled or replaced the timer.
+          await wait
+          continue
+        }
+        if (timer.due_at > instant) {
+          instant = timer.due_at
+          atInstant = 0
+        }
+        if (atInstant >= this.loopLimit)
+          throw new SchedulerLoopError(this.loopLimit, instant, lastKinds)
+        atInstant += 1
         fired += 1
         lastKinds.push(timer.kind)
         if (lastKinds.length > 5) lastKinds.shift()
@@ -222,6 +252,13 @@ export class Scheduler {
     }
     if (failures.length > 0) throw new TimerFailuresError(failures)
     return { now: clock.nowMs(), fired }
+  }
+
+  /** What a due timer must wait for before it fires (its kind's waitFor), if anything. */
+  private waitOf(timer: TimerRow): Promise<void> | undefined {
+    const wait = this.kinds.waitOf(timer.kind)
+    if (!wait) return undefined
+    return wait(JSON.parse(timer.payload_json) as unknown, this.opts.context())
   }
 
   /** One firing, inside its transaction: clock to the due time, delete the row, run the handler. */

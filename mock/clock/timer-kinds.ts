@@ -10,7 +10,10 @@ import type { TimerRow } from '../store/timers.js'
 export type TimerKind = string
 export const TIMER_KIND_PATTERN = /^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)+$/
 
-/** I/O done after the firing's transaction commits (a webhook POST); awaited before the next timer fires. */
+/**
+ * Work done after the firing's transaction commits; awaited before the next timer fires. I/O that may be slow
+ * (a webhook POST) does not belong here: hand it to a pool (mock/webhooks/pool.ts) and declare a wait.
+ */
 export type SideEffect = () => Promise<void>
 
 /** What a handler sees: the whole dependency set, the timer row and the virtual time it fires at. */
@@ -25,11 +28,23 @@ export type TimerHandler<P = unknown> = (
   ctx: TimerContext,
 ) => void | SideEffect | readonly SideEffect[]
 
+/**
+ * Asked before a due timer of the kind fires, outside any transaction: a promise means "not yet, work this
+ * timer depends on is still in flight" (a webhook send whose outcome decides the retry). The scheduler awaits
+ * it, then looks at the queue again. It must settle on its own (the send limit bounds it); undefined: fire now.
+ */
+export type TimerWait<P = unknown> = (payload: P, deps: Deps) => Promise<void> | undefined
+
 export class TimerKinds {
   private readonly handlers = new Map<TimerKind, TimerHandler>()
+  private readonly waits = new Map<TimerKind, TimerWait>()
 
-  /** Registers the handler of a kind; a kind is registered once. */
-  register<P>(kind: TimerKind, handler: TimerHandler<P>): this {
+  /** Registers the handler of a kind (and what its timers wait for, if anything); a kind is registered once. */
+  register<P>(
+    kind: TimerKind,
+    handler: TimerHandler<P>,
+    opts: { waitFor?: TimerWait<P> } = {},
+  ): this {
     if (!TIMER_KIND_PATTERN.test(kind)) {
       throw new Error(
         `timer kind "${kind}" is not a dotted lowercase name such as "execution.step"`,
@@ -37,11 +52,16 @@ export class TimerKinds {
     }
     if (this.handlers.has(kind)) throw new Error(`timer kind "${kind}" is already registered`)
     this.handlers.set(kind, handler as TimerHandler)
+    if (opts.waitFor) this.waits.set(kind, opts.waitFor as TimerWait)
     return this
   }
 
   get(kind: TimerKind): TimerHandler | undefined {
     return this.handlers.get(kind)
+  }
+
+  waitOf(kind: TimerKind): TimerWait | undefined {
+    return this.waits.get(kind)
   }
 
   has(kind: TimerKind): boolean {

@@ -170,7 +170,7 @@ export function controlRoutes(): Hono<Env> {
 
   app.post('/clock/advance', async (c) => {
     const { seconds } = await body(c, advanceBody)
-    // Answers only after every timer due in the window has fired and its side effects are done.
+    // Answers once every timer due in the window has fired (webhook sends may still be in flight).
     const { now } = await c.var.deps.scheduler.advanceBy(Math.round(seconds * 1000))
     return c.json({ now: iso(now) })
   })

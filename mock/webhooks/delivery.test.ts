@@ -3,8 +3,11 @@
  * receiver on 127.0.0.1, the retry schedule on the virtual clock, cancellation, rotation and replay. Events are
  * appended directly (appendEvent) so these tests do not depend on the executor's event mapping.
  */
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { appendEvent, type EventRecord } from '../events/log.js'
 import { createMock, type Mock } from '../index.js'
@@ -39,19 +42,80 @@ class Receiver {
   }
 }
 
+/** A receiver that answers nothing until the test says so: a slow or silent endpoint. */
+class HoldingReceiver {
+  held: {
+    raw: Buffer
+    headers: IncomingMessage['headers']
+    res: ServerResponse
+    closed: boolean
+  }[] = []
+  private server!: Server
+  url = ''
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (c: Buffer) => chunks.push(c))
+      req.on('end', () => {
+        const h = { raw: Buffer.concat(chunks), headers: req.headers, res, closed: false }
+        res.on('close', () => (h.closed = true))
+        this.held.push(h)
+      })
+    })
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve))
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`
+  }
+  /** Requests received and still open: neither answered nor given up by the sender. */
+  get open(): number {
+    return this.held.filter((h) => !h.closed && !h.res.writableEnded).length
+  }
+  answer(i: number, status: number): void {
+    this.held[i]!.res.writeHead(status).end()
+  }
+  /** Drops every open request (the sender sees the connection close) and forgets them. */
+  drop(): void {
+    this.server.closeAllConnections()
+    this.held = []
+  }
+  close(): Promise<void> {
+    this.server.closeAllConnections()
+    return new Promise((resolve) => this.server.close(() => resolve()))
+  }
+}
+
+/** Waits (bounded, real time) for a fact that follows from I/O the test cannot await directly. */
+async function until(fact: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (await fact()) return
+    await new Promise((r) => setTimeout(r, 10))
+  }
+  throw new Error(`still not true after waiting: ${what}`)
+}
+
+const sigTime = (headers: IncomingMessage['headers']): number =>
+  Number(/t=(\d+)/.exec(headers['service-signature'] as string)![1])
+
 const receiver = new Receiver()
-beforeAll(() => receiver.start())
-afterAll(() => receiver.close())
+const holding = new HoldingReceiver()
+beforeAll(async () => {
+  await receiver.start()
+  await holding.start()
+})
+afterAll(async () => {
+  await receiver.close()
+  await holding.close()
+})
 
 const open: Mock[] = []
 afterEach(() => {
   while (open.length) open.pop()!.close()
+  holding.drop()
   receiver.received = []
   receiver.respond = (_req, res) => res.writeHead(204).end()
 })
 
-async function setup() {
-  const mock = await createMock({ allowInsecureWebhooks: true })
+async function setup(options: Parameters<typeof createMock>[0] = {}) {
+  const mock = await createMock({ allowInsecureWebhooks: true, ...options })
   open.push(mock)
   const project = mock.fixtures().projects.find((p) => p.approved)!
   const base = `/api/runtime/projects/${project.id}`
@@ -106,6 +170,7 @@ describe('webhook delivery', () => {
     const { secret } = await register()
     const event = emit({ type: 'turn.completed' })
     await mock.clock.advance(1)
+    await mock.webhooks.idle()
     expect(receiver.received).toHaveLength(1)
     const got = receiver.received[0]!
     expect(got.headers.authorization).toBeUndefined()
@@ -151,6 +216,7 @@ describe('webhook delivery', () => {
     emit({ type: 'message.created' })
     emit({ ...run, run_id: run.aggregate_id, type: 'run.expired', status: 'EXPIRED' })
     await mock.clock.advance(1)
+    await mock.webhooks.idle()
     const bodies = receiver.received.map(
       (r) => JSON.parse(r.raw.toString()) as Record<string, string>,
     )
@@ -170,6 +236,7 @@ describe('webhook delivery', () => {
     receiver.respond = (_req, res) => res.writeHead(500).end('stack trace with secrets')
     emit({ type: 'turn.failed', status: 'FAILED' })
     await mock.clock.advance(1)
+    await mock.webhooks.idle()
     const start = receiver.received.length
     expect(start).toBe(1)
     const firstT = Number(
@@ -218,6 +285,7 @@ describe('webhook delivery', () => {
     }
     emit({ type: 'turn.completed' })
     await mock.clock.advance(1)
+    await mock.webhooks.idle()
     expect(receiver.received.map((r) => r.url)).toEqual(['/hook'])
     const d = (await deliveries()).items[0]
     expect(d).toMatchObject({
@@ -234,6 +302,7 @@ describe('webhook delivery', () => {
     receiver.respond = (_req, res) => res.writeHead(503).end()
     emit({ type: 'turn.completed' })
     await mock.clock.advance(1)
+    await mock.webhooks.idle()
     expect(receiver.received).toHaveLength(1)
     const patched = await call('PATCH', `/webhooks/${id}`, { url: `${receiver.url}/new` })
     expect(patched.status).toBe(200)
@@ -247,6 +316,7 @@ describe('webhook delivery', () => {
     })
     emit({ type: 'turn.completed' })
     await mock.clock.advance(1)
+    await mock.webhooks.idle()
     expect(receiver.received.map((r) => r.url)).toEqual(['/hook', '/new'])
   })
 
@@ -261,6 +331,7 @@ describe('webhook delivery', () => {
     ).toBe(320_000)
     emit({ type: 'turn.completed' })
     await mock.clock.advance(1)
+    await mock.webhooks.idle()
     const r = receiver.received[0]!
     const header = r.headers['service-signature'] as string
     expect(
@@ -276,6 +347,7 @@ describe('webhook delivery', () => {
     await register()
     emit({ type: 'turn.completed' })
     await mock.clock.advance(1)
+    await mock.webhooks.idle()
     const original = (await deliveries()).items[0]
     expect(original.status).toBe('SUCCEEDED')
     await mock.clock.advance(30)
@@ -295,6 +367,7 @@ describe('webhook delivery', () => {
     })
     expect(again.body.id).toBe(replay.body.id)
     await mock.clock.advance(1)
+    await mock.webhooks.idle()
     expect(receiver.received).toHaveLength(2)
     const [a, b] = receiver.received as [Received, Received]
     expect(b.raw.equals(a.raw)).toBe(true)
@@ -327,6 +400,7 @@ describe('webhook delivery', () => {
     mock.deps.config.allowInsecureWebhooks = false
     emit({ type: 'turn.completed' })
     await mock.clock.advance(1)
+    await mock.webhooks.idle()
     expect(receiver.received).toHaveLength(0)
     expect((await deliveries()).items[0]).toMatchObject({
       last_error_code: 'ADDRESS_REFUSED',
@@ -350,6 +424,179 @@ describe('webhook delivery', () => {
     expect((await call('DELETE', `/webhooks/${ids[0]}`)).body.status).toBe('DELETED')
     expect((await call('POST', '/webhooks', { url: `${receiver.url}/hook` })).status).toBe(201)
   })
+})
+
+/** Starts a Turn (scenario `succeed`: SUCCEEDED 5 s later) in a Project's Deployment through /v1. */
+async function startTurn(mock: Mock, key: string, deploymentId: string, idem: string) {
+  const res = await mock.app.request(`/v1/deployments/${deploymentId}/sessions`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${key}`,
+      'Content-Type': 'application/json',
+      'Idempotency-Key': idem,
+    },
+    body: JSON.stringify({ input: [{ type: 'TEXT', text: 'hello' }] }),
+  })
+  expect(res.status).toBe(202)
+  const { session_id, turn_id } = (await res.json()) as { session_id: string; turn_id: string }
+  return async () => {
+    const read = await mock.app.request(`/v1/sessions/${session_id}/turns/${turn_id}`, {
+      headers: { Authorization: `Bearer ${key}` },
+    })
+    return ((await read.json()) as { status: string }).status
+  }
+}
+
+const PROJECT_C = 'cccccccc-0000-4000-8000-000000000000'
+const DEPLOYMENT_C = 'cccccccc-d000-4000-8000-000000000001'
+
+describe('webhook sends and the clock', () => {
+  it('a receiver that never answers holds neither the clock advance nor another Project', async () => {
+    const { mock, register, emit, deliveries } = await setup()
+    // Project A: three endpoints that never answer.
+    for (let i = 0; i < 3; i++) await register({ url: `${holding.url}/silent-${i}` })
+    // Project C: its own endpoint on a receiver that answers at once, and a Turn.
+    const c = mock.fixtures().projects.find((p) => p.id === PROJECT_C)!
+    const cHook = await mock.app.request(`/api/runtime/projects/${PROJECT_C}/webhooks`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${c.owner_token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url: `${receiver.url}/c` }),
+    })
+    expect(cHook.status).toBe(201)
+    emit({ type: 'turn.completed' })
+    const cTurn = await startTurn(mock, 'sk_test_c_full', DEPLOYMENT_C, 'c-turn')
+
+    await mock.clock.advance(10)
+    // The advance has answered; A's three sends reach the receiver and stay open.
+    await until(() => holding.open === 3, "A's three requests open at the silent receiver")
+    expect(await cTurn()).toBe('SUCCEEDED')
+    // C's notice is delivered and recorded while A's requests are still open.
+    await until(() => receiver.received.length === 1, "C's notice received")
+    expect(JSON.parse(receiver.received[0]!.raw.toString())).toMatchObject({
+      type: 'turn.completed',
+    })
+    const cDeliveries = async () => {
+      const res = await mock.app.request(`/api/runtime/projects/${PROJECT_C}/webhook-deliveries`, {
+        headers: { Authorization: `Bearer ${c.owner_token}` },
+      })
+      return ((await res.json()) as { items: { status: string }[] }).items
+    }
+    await until(
+      async () => (await cDeliveries())[0]?.status === 'SUCCEEDED',
+      "C's delivery SUCCEEDED",
+    )
+    expect(holding.open).toBe(3)
+    // A's attempts are recorded as made, their outcome not yet known.
+    const a = (await deliveries()).items as {
+      status: string
+      attempts: number
+      history: unknown[]
+    }[]
+    expect(a).toHaveLength(3)
+    for (const d of a) {
+      expect(d).toMatchObject({ status: 'PENDING', attempts: 1, last_error_code: null })
+      expect(d.history).toEqual([expect.objectContaining({ attempt: 1, http_status: null })])
+    }
+  })
+
+  it('waits for an attempt still in flight before its retry is due: a late success is not retried', async () => {
+    const { mock, register, emit, deliveries } = await setup()
+    await register({ url: `${holding.url}/slow` })
+    emit({ type: 'turn.completed' })
+    await mock.clock.advance(1)
+    await until(() => holding.open === 1, 'first attempt open')
+    // The advance reaches the retry's due time while the first attempt is still open...
+    const advanced = mock.clock.advance(120)
+    await new Promise((r) => setImmediate(r))
+    // ...and the receiver then answers 2xx: the delivery succeeded, nothing is retried.
+    holding.answer(0, 204)
+    await advanced
+    expect(holding.held).toHaveLength(1)
+    expect((await deliveries()).items[0]).toMatchObject({
+      status: 'SUCCEEDED',
+      attempts: 1,
+      last_http_status: 204,
+      next_attempt_at: null,
+    })
+  })
+
+  it('records a late failure and still retries 60 s after the first attempt', async () => {
+    const { mock, register, emit, deliveries } = await setup()
+    await register({ url: `${holding.url}/slow` })
+    emit({ type: 'turn.failed', status: 'FAILED' })
+    await mock.clock.advance(1)
+    await until(() => holding.open === 1, 'first attempt open')
+    const first = sigTime(holding.held[0]!.headers)
+    await mock.clock.advance(30)
+    holding.answer(0, 500)
+    await until(
+      async () => (await deliveries()).items[0].last_http_status === 500,
+      'late failure recorded',
+    )
+    await mock.clock.advance(60)
+    await until(() => holding.held.length === 2, 'retry sent')
+    expect(sigTime(holding.held[1]!.headers) - first).toBe(RETRY_OFFSETS_S[0])
+    holding.answer(1, 200)
+    await mock.webhooks.idle()
+    const d = (await deliveries()).items[0]
+    expect(d).toMatchObject({ status: 'SUCCEEDED', attempts: 2 })
+    expect(d.history.map((h: { http_status: number | null }) => h.http_status)).toEqual([500, 200])
+  })
+
+  it('settles a delivery whose send was cut by a stop: the --db store reopens and retries', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mock-webhook-crash-'))
+    try {
+      const db = join(dir, 'state.db')
+      const first = await setup({ db })
+      await first.register({ url: `${holding.url}/slow` })
+      first.emit({ type: 'turn.completed' })
+      await first.mock.clock.advance(1)
+      await until(() => holding.open === 1, 'first attempt open')
+      // Stopped mid-send: the outcome is never recorded.
+      open.splice(open.indexOf(first.mock), 1)
+      first.mock.close()
+      const again = await setup({ db })
+      const before = (await again.deliveries()).items[0]
+      expect(before).toMatchObject({ status: 'PENDING', attempts: 1, last_error_code: null })
+      await again.mock.clock.advance(120)
+      await until(() => holding.held.length === 2, 'retry sent after the reopen')
+      holding.answer(1, 204)
+      await again.mock.webhooks.idle()
+      expect((await again.deliveries()).items[0]).toMatchObject({
+        status: 'SUCCEEDED',
+        attempts: 2,
+      })
+      again.mock.close()
+      open.splice(open.indexOf(again.mock), 1)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it(
+    '[WHN-021] rehearses retries at scale: 10 failing endpoints and several Turns, advanced through the last retry',
+    { timeout: 60_000 },
+    async () => {
+      // The README's rehearsal, scaled down with a lower guard: 40 deliveries of 7 attempts are far more firings
+      // than the limit in all, but never that many at one virtual instant.
+      const { mock, register, deliveries } = await setup({ loopLimit: 100, rateLimits: false })
+      receiver.respond = (_req, res) => res.writeHead(500).end()
+      for (let i = 0; i < 10; i++) await register({ url: `${receiver.url}/fail-${i}` })
+      for (let i = 0; i < 4; i++)
+        await startTurn(mock, 'sk_test_a_full', 'aaaaaaaa-d000-4000-8000-000000000001', `r-${i}`)
+      const res = await mock.app.request('/_mock/clock/advance', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ seconds: 86400 + 3600 }),
+      })
+      expect(res.status, await res.clone().text()).toBe(200)
+      // The last attempts' outcomes were awaited by their safety timers, inside the advance.
+      expect(receiver.received).toHaveLength(40 * 7)
+      const failed = await deliveries('?status=FAILED&limit=100')
+      expect(failed.items).toHaveLength(40)
+      for (const d of failed.items) expect(d).toMatchObject({ attempts: 7, last_http_status: 500 })
+    },
+  )
 })
 
 describe('sender', () => {

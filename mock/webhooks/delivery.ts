@@ -42,9 +42,15 @@ export type AttemptPayload = { delivery_id: string }
 /** Timers of one endpoint share a subject, so a change of the endpoint cancels them together. */
 export const endpointSubject = (endpointId: string): string => `webhook-endpoint:${endpointId}`
 
-/** Registers the `webhook.attempt` timer kind. */
+/**
+ * Registers the `webhook.attempt` timer kind. A delivery's timer never fires while its previous send is still in
+ * the pool: the retry or the safety timer depends on that outcome. The wait is at most the 20-second send limit
+ * (longer only when the send waited for a slot of the pool), and only an advance that reaches that timer waits.
+ */
 export function registerWebhookTimers(kinds: TimerKinds): void {
-  kinds.register<AttemptPayload>(WEBHOOK_ATTEMPT, attemptHandler)
+  kinds.register<AttemptPayload>(WEBHOOK_ATTEMPT, attemptHandler, {
+    waitFor: ({ delivery_id }, deps) => deps.deliveries.pending(delivery_id),
+  })
 }
 
 /**
@@ -168,15 +174,20 @@ function attemptHandler(payload: AttemptPayload, ctx: TimerContext): SideEffect 
   }
   const url = endpoint.url
   const allowInsecure = deps.config.allowInsecureWebhooks
-  return async function sendAttempt() {
-    const outcome = await sendNotification({ url, body: bytes, headers, allowInsecure })
-    if (!db.raw.open) return
-    db.tx(() => {
-      const current = getDelivery(db, d.id)
-      // Reset wiped it, or a newer attempt has already been recorded.
-      if (!current || current.attempts !== attempt) return
-      finish(deps, current, outcome, attempt)
+  // After commit: queue the send and return at once; the advance goes on with the next timer.
+  return function queueSend() {
+    deps.deliveries.submit(d.id, d.project_id, async (signal) => {
+      const outcome = await sendNotification({ url, body: bytes, headers, allowInsecure, signal })
+      // Aborted by a reset (the delivery is gone) or a close (a reopened store settles it by timer).
+      if (signal.aborted || !db.raw.open) return
+      db.tx(() => {
+        const current = getDelivery(db, d.id)
+        // A newer attempt has already been recorded (not expected: the next timer waits for this send).
+        if (!current || current.attempts !== attempt) return
+        finish(deps, current, outcome, attempt)
+      })
     })
+    return Promise.resolve()
   }
 }
 

@@ -37,6 +37,8 @@ export type SendInput = {
   headers: Record<string, string>
   allowInsecure: boolean
   timeoutMs?: number
+  /** Aborts the send early (the mock resets or closes); the outcome then reads TIMEOUT and is not recorded. */
+  signal?: AbortSignal
 }
 
 const failure = (
@@ -102,7 +104,8 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 
 /** Sends one notification and reports the outcome; never throws. */
 export async function sendNotification(input: SendInput): Promise<AttemptOutcome> {
-  const signal = AbortSignal.timeout(input.timeoutMs ?? SEND_TIMEOUT_MS)
+  const timeout = AbortSignal.timeout(input.timeoutMs ?? SEND_TIMEOUT_MS)
+  const signal = input.signal ? AbortSignal.any([timeout, input.signal]) : timeout
   let url: URL
   try {
     url = new URL(input.url)

@@ -242,7 +242,12 @@ describe('webhook delivery', () => {
     await receiver.waitFor(1)
     await target.control!.advance(1)
     expect(receiver.received.map((d) => d.path)).toEqual(['/hook'])
-    const [d] = await deliveries(owner)
+    // The attempt's outcome is recorded when the receiver's answer arrives: poll for it (bounded).
+    let [d] = await deliveries(owner)
+    for (let i = 0; i < 100 && d?.last_http_status == null; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      ;[d] = await deliveries(owner)
+    }
     expect(d).toMatchObject({ last_http_status: 307 })
     expect(d!.status).not.toBe('SUCCEEDED')
     expect(d!.last_error_code).toMatch(/^[A-Z][A-Z0-9_]*$/)

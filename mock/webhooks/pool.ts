@@ -1,0 +1,131 @@
+/**
+ * The instance's webhook sends in flight. A `webhook.attempt` firing commits its attempt record and hands the
+ * POST to this pool; the send runs outside the timer loop, so an advance never waits on a receiver it does not
+ * have to, and a slow receiver holds one slot (at most the 20-second send limit), never the clock.
+ *
+ * Bounds: at most `limit` sends at once (default 32, few enough sockets for one process), and at most
+ * `perGroup` of them for one group, the Project (default 10, one event's fan-out to a Project's 10 endpoints):
+ * a Project whose receivers never answer holds at most 10 slots, and the other Projects' sends keep the rest.
+ * Sends beyond either bound wait in arrival order. Sends are keyed by delivery id: the scheduler waits for a
+ * delivery's send before firing that delivery's next timer (retry or outcome safety timer), since what that
+ * timer does depends on the outcome. One pool per mock instance (deps.deliveries, mock/wiring.ts).
+ */
+import type { Log } from '../util/log.js'
+
+/** Sends in flight at once, per mock instance. */
+export const DEFAULT_SEND_CONCURRENCY = 32
+/** Sends in flight at once for one Project: the endpoint limit, so one event's fan-out never waits on itself. */
+export const DEFAULT_SENDS_PER_PROJECT = 10
+
+/** One send: performs the POST and records its outcome; `signal` aborts it (reset, close). Never throws. */
+export type SendTask = (signal: AbortSignal) => Promise<void>
+
+type Job = { group: string; task: SendTask; finish: () => void }
+
+export class DeliveryPool {
+  private readonly waiting: Job[] = []
+  private readonly running = new Set<AbortController>()
+  private readonly runningPerGroup = new Map<string, number>()
+  private readonly byKey = new Map<string, Promise<void>>()
+  private idleWaiters: (() => void)[] = []
+  readonly limit: number
+  readonly perGroup: number
+
+  constructor(
+    private readonly log: Log,
+    bounds: { limit?: number; perGroup?: number } = {},
+  ) {
+    this.limit = bounds.limit ?? DEFAULT_SEND_CONCURRENCY
+    this.perGroup = bounds.perGroup ?? DEFAULT_SENDS_PER_PROJECT
+    if (!(this.limit >= 1) || !(this.perGroup >= 1))
+      throw new RangeError(`send bounds must be at least 1, got ${this.limit}, ${this.perGroup}`)
+  }
+
+  /** Queues a send under a key (the delivery id) in a group (its Project); it starts once a slot is free. */
+  submit(key: string, group: string, task: SendTask): void {
+    let resolve!: () => void
+    const done = new Promise<void>((r) => (resolve = r))
+    const previous = this.byKey.get(key)
+    const entry = previous ? Promise.all([previous, done]).then(() => undefined) : done
+    this.byKey.set(key, entry)
+    this.waiting.push({
+      group,
+      task,
+      finish: () => {
+        if (this.byKey.get(key) === entry) this.byKey.delete(key)
+        resolve()
+      },
+    })
+    this.pump()
+  }
+
+  /** Settles once every send queued under key has finished; undefined when none is queued or running. */
+  pending(key: string): Promise<void> | undefined {
+    return this.byKey.get(key)
+  }
+
+  /** Sends running now. */
+  get active(): number {
+    return this.running.size
+  }
+
+  /** Sends waiting for a slot. */
+  get queued(): number {
+    return this.waiting.length
+  }
+
+  /** Resolves once no send is running or waiting (each ends within the send limit). */
+  idle(): Promise<void> {
+    if (this.running.size === 0 && this.waiting.length === 0) return Promise.resolve()
+    return new Promise((resolve) => this.idleWaiters.push(resolve))
+  }
+
+  /**
+   * World reset and close: aborts the running sends and drops the waiting ones. Their outcomes are not
+   * recorded (the deliveries are gone, or the store is closing; a reopened --db store settles them by timer).
+   */
+  abortAll(): void {
+    for (const job of this.waiting.splice(0)) job.finish()
+    for (const controller of this.running) controller.abort()
+    this.checkIdle()
+  }
+
+  /** Starts waiting sends, oldest first, while slots are free; a group at its bound is skipped, not blocking. */
+  private pump(): void {
+    for (let i = 0; i < this.waiting.length && this.running.size < this.limit;) {
+      const job = this.waiting[i]!
+      const inGroup = this.runningPerGroup.get(job.group) ?? 0
+      if (inGroup >= this.perGroup) {
+        i += 1
+        continue
+      }
+      this.waiting.splice(i, 1)
+      this.runningPerGroup.set(job.group, inGroup + 1)
+      const controller = new AbortController()
+      this.running.add(controller)
+      void job
+        .task(controller.signal)
+        .catch((error: unknown) =>
+          this.log.error('webhook send failed', {
+            error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+          }),
+        )
+        .finally(() => {
+          this.running.delete(controller)
+          const left = (this.runningPerGroup.get(job.group) ?? 1) - 1
+          if (left > 0) this.runningPerGroup.set(job.group, left)
+          else this.runningPerGroup.delete(job.group)
+          job.finish()
+          this.pump()
+          this.checkIdle()
+        })
+    }
+  }
+
+  private checkIdle(): void {
+    if (this.running.size > 0 || this.waiting.length > 0) return
+    const waiters = this.idleWaiters
+    this.idleWaiters = []
+    for (const w of waiters) w()
+  }
+}
