@@ -124,6 +124,12 @@ export type OpenStreamOptions = {
   afterSequence: number
 }
 
+/** The headers of a stream's 200 answer (a HEAD request gets them without a stream). */
+export const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'X-Accel-Buffering': 'no',
+})
+
 /** Opens a stream: the 200 response whose body is the SSE frames. */
 export function openStream(deps: Deps, opts: OpenStreamOptions): Response {
   const hub = deps.streams
@@ -168,13 +174,7 @@ export function openStream(deps: Deps, opts: OpenStreamOptions): Response {
     },
     { highWaterMark: hub.limits.bufferBytes, size: (chunk) => chunk.byteLength },
   )
-  return new Response(body, {
-    status: 200,
-    headers: {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'X-Accel-Buffering': 'no',
-    },
-  })
+  return new Response(body, { status: 200, headers: SSE_HEADERS })
 }
 
 /**

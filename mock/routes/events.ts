@@ -9,7 +9,7 @@ import type { Deps, Env } from '../deps.js'
 import { DEFAULT_RUN_RETENTION_DAYS, eventExpired, runContentExpired } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
 import { accessProblem, type Aggregate } from '../access/access.js'
-import { openStream } from '../events/sse.js'
+import { openStream, SSE_HEADERS, type OpenStreamOptions } from '../events/sse.js'
 import { route } from '../http/route.js'
 import { getEvent } from '../store/events.js'
 import { getExecution, latestTurnOfSession } from '../store/executions.js'
@@ -39,13 +39,19 @@ type Recovery = { state_url: string; items_url: string }
 /** The sequence the stream resumes after, or the error the cursor earns. */
 function resumeAfter(
   deps: Deps,
+  apiKey: string,
   cursor: string,
   aggregate: Aggregate,
   recovery: () => Recovery,
   contentExpired: boolean,
 ): number {
   const event = getEvent(deps.db, cursor)
-  if (!event)
+  // SVC-002: an event of a Session or Run the key cannot see is answered exactly like an unknown id.
+  const visible =
+    event !== undefined &&
+    accessProblem(deps, apiKey, { kind: event.aggregate_kind, id: event.aggregate_id })?.code !==
+      'NOT_FOUND'
+  if (!event || !visible)
     throw new ApiError('INVALID_CURSOR', {
       message: 'The cursor is not an event id of this stream.',
       details: { parameter: 'Last-Event-ID' },
@@ -67,6 +73,12 @@ function resumeAfter(
   return event.sequence
 }
 
+/** SSE-001: the stream; a HEAD request gets its headers only, never an open stream or a keep-alive timer. */
+function answerStream(c: Context<Env>, opts: OpenStreamOptions): Response {
+  if (c.req.method === 'HEAD') return new Response(null, { status: 200, headers: SSE_HEADERS })
+  return openStream(c.var.deps, opts)
+}
+
 export function eventRoutes(app: Hono<Env>): void {
   route(app, 'streamSessionEvents', (c) => {
     const deps = c.var.deps
@@ -85,8 +97,8 @@ export function eventRoutes(app: Hono<Env>): void {
       }
     }
     const after =
-      cursor === undefined ? 0 : resumeAfter(deps, cursor, aggregate, recovery, contentExpired)
-    return openStream(deps, {
+      cursor === undefined ? 0 : resumeAfter(deps, c.var.auth!.key, cursor, aggregate, recovery, contentExpired)
+    return answerStream(c, {
       aggregate,
       apiKey: c.var.auth!.key,
       requestId: c.var.requestId,
@@ -111,8 +123,8 @@ export function eventRoutes(app: Hono<Env>): void {
       items_url: `/v1/runs/${aggregate.id}/outputs`,
     })
     const after =
-      cursor === undefined ? 0 : resumeAfter(deps, cursor, aggregate, recovery, contentExpired)
-    return openStream(deps, {
+      cursor === undefined ? 0 : resumeAfter(deps, c.var.auth!.key, cursor, aggregate, recovery, contentExpired)
+    return answerStream(c, {
       aggregate,
       apiKey: c.var.auth!.key,
       requestId: c.var.requestId,
