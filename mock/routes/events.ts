@@ -97,7 +97,9 @@ export function eventRoutes(app: Hono<Env>): void {
       }
     }
     const after =
-      cursor === undefined ? 0 : resumeAfter(deps, c.var.auth!.key, cursor, aggregate, recovery, contentExpired)
+      cursor === undefined
+        ? 0
+        : resumeAfter(deps, c.var.auth!.key, cursor, aggregate, recovery, contentExpired)
     return answerStream(c, {
       aggregate,
       apiKey: c.var.auth!.key,
@@ -123,7 +125,9 @@ export function eventRoutes(app: Hono<Env>): void {
       items_url: `/v1/runs/${aggregate.id}/outputs`,
     })
     const after =
-      cursor === undefined ? 0 : resumeAfter(deps, c.var.auth!.key, cursor, aggregate, recovery, contentExpired)
+      cursor === undefined
+        ? 0
+        : resumeAfter(deps, c.var.auth!.key, cursor, aggregate, recovery, contentExpired)
     return answerStream(c, {
       aggregate,
       apiKey: c.var.auth!.key,
