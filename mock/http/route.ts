@@ -11,7 +11,7 @@ import type { Context, Hono, MiddlewareHandler } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import type { Env } from '../deps.js'
 import { requestFingerprint } from '../domain/idempotency.js'
-import { idempotencyExpiresAt, receiptHolds } from '../domain/retention.js'
+import { idempotencyExpiresAt } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
 import { authenticateApiKey, requireScopes } from '../middleware/api-key.js'
 import { authenticateOwner } from '../middleware/owner-token.js'
@@ -19,8 +19,7 @@ import { rateLimit } from '../middleware/rate-limit.js'
 import { readBody } from '../middleware/request-body.js'
 import { checkCorrelationId, refuseDelegatedAccess } from '../middleware/request-headers.js'
 import { requireIdempotencyKey, validateRequest } from '../middleware/validate.js'
-import { isExecutionOpen } from '../store/executions.js'
-import { getIdempotency, putIdempotency } from '../store/idempotency.js'
+import { liveReceipt, putIdempotency } from '../store/idempotency.js'
 import { loadOperations, type OperationSpec } from './operations.js'
 
 /** A successful answer: status, JSON body, extra headers; `execution` ties an idempotency receipt to it. */
@@ -63,9 +62,10 @@ export function pipeline(op: OperationSpec): MiddlewareHandler<Env>[] {
   } else {
     chain.push(refuseDelegatedAccess(), checkCorrelationId())
   }
-  if (op.rateClass && op.security.kind === 'apiKey') chain.push(rateLimit(op.rateClass))
   if (op.idempotent) chain.push(requireIdempotencyKey())
   chain.push(...readBody(op), validateRequest(op))
+  // RATE (assumed accounting): a request counts once it passed validation; see middleware/rate-limit.ts.
+  if (op.rateClass && op.security.kind === 'apiKey') chain.push(rateLimit(op.rateClass))
   return chain
 }
 
@@ -115,15 +115,8 @@ function idempotent(c: Context<Env>, op: OperationSpec, handler: RouteHandler): 
   return clock.pinned(() =>
     db.tx(() => {
       const nowMs = clock.nowMs()
-      const stored = getIdempotency(db, projectId, key)
-      if (
-        stored &&
-        receiptHolds(
-          stored.expires_at,
-          nowMs,
-          stored.execution_ref !== null && isExecutionOpen(c.var.deps.db, stored.execution_ref),
-        )
-      ) {
+      const stored = liveReceipt(db, projectId, key, nowMs)
+      if (stored) {
         if (stored.fingerprint !== fingerprint) {
           throw new ApiError('IDEMPOTENCY_CONFLICT', {
             message:

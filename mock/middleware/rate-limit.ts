@@ -2,6 +2,11 @@
  * Call-rate limits on the virtual clock (Limits > Call rates): each request of an operation's class is counted
  * per key, per Project and per Deployment (when the request names one); the first full counter answers
  * 429 RATE_LIMITED with Retry-After and details.reset_at. Off with --no-rate-limits.
+ *
+ * What counts (assumed; the document does not say): a request counts once it passed authentication, scopes,
+ * headers and body validation (it runs after them), so a malformed request neither uses up the quota nor
+ * hides its own error behind a 429; an idempotent resend answered from its stored receipt (the replay, or
+ * IDEMPOTENCY_CONFLICT) creates nothing, so it is neither counted nor refused.
  */
 import type { Context, MiddlewareHandler } from 'hono'
 import type { Deps, Env } from '../deps.js'
@@ -11,6 +16,7 @@ import { getDeployment } from '../store/deployments.js'
 import { getSession } from '../store/executions.js'
 import { getArtifactFile } from '../store/files.js'
 import { getApiKey } from '../store/projects.js'
+import { liveReceipt } from '../store/idempotency.js'
 import { getRateWindow, putRateWindow } from '../store/rate-windows.js'
 
 /**
@@ -33,6 +39,12 @@ export const rateLimit = (cls: RateClass): MiddlewareHandler<Env> =>
     const { db, config } = c.var.deps
     const auth = c.var.auth
     if (!config.rateLimits || !auth) return next()
+    const idempotencyKey = c.var.input?.idempotencyKey
+    if (
+      idempotencyKey !== undefined &&
+      liveReceipt(db, auth.projectId, idempotencyKey, c.var.deps.clock.nowMs())
+    )
+      return next()
     const key = getApiKey(db, auth.key)
     const perMinute = `${cls}_per_minute` as const
     const scopes: RateScope[] = [
