@@ -4,33 +4,22 @@
  * answered, and the shape of the `action` a scenario's action_required step may carry. Pure: no HTTP, no SQL.
  */
 import { createHash } from 'node:crypto'
+import type { components } from '../../spec/index.js'
 import { canonicalJson } from './idempotency.js'
 
-export type ApprovalKind = 'STAGE_HOLD' | 'RESULT_CONFIRMATION'
-export type Decision = 'APPROVE' | 'SKIP' | 'REJECT_JOB' | 'CONFIRM'
+type Schemas = components['schemas']
+
+export type ApprovalKind = Schemas['ApprovalContent']['kind']
+export type Decision = Schemas['ApprovalDecision']
 
 /** ActionQuestion (Interactive action records): all four fields required. */
-export type ActionQuestion = {
-  id: string
-  text: string
-  options: { id: string; label: string; description: string | null }[]
-  multi_select: boolean
-}
+export type ActionQuestion = Schemas['ActionQuestion']
 
 /** One entry of ActionResolveInput.answers. */
-export type ActionAnswer = { question_id: string; option_ids?: string[]; text?: string | null }
+export type ActionAnswer = Schemas['ActionAnswer']
 
 /** Review material of an approval: ApprovalContent without content_hash and decisions. */
-export type ApprovalMaterial = {
-  kind: ApprovalKind
-  stage_key?: string
-  summary?: string
-  rows?: Record<string, unknown>[]
-  results?: Record<string, unknown>[]
-  proposed_status?: string
-  reason?: Record<string, unknown>
-  detail_url?: string
-}
+export type ApprovalMaterial = Omit<Schemas['ApprovalContent'], 'content_hash' | 'decisions'>
 
 /** What a scenario's action_required step asks for (mock/execution/scenarios.ts). */
 export type ActionSpec =

@@ -1,10 +1,11 @@
 /** The public shapes of a stored file: FileReceipt (upload answer) and ArtifactDetail (Files). */
+import type { components } from '../../spec/index.js'
 import type { StoredFile } from '../store/files.js'
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
 /** The FileReceipt of a stored input file (FILE-001). */
-export const fileReceipt = (f: StoredFile) => ({
+export const fileReceipt = (f: StoredFile): components['schemas']['FileReceipt'] => ({
   file_id: f.id,
   status: f.status,
   filename: f.filename,
@@ -15,7 +16,7 @@ export const fileReceipt = (f: StoredFile) => ({
 })
 
 /** The ArtifactDetail of a stored artifact (FILE-003). */
-export const artifactDetail = (a: StoredFile) => ({
+export const artifactDetail = (a: StoredFile): components['schemas']['ArtifactDetail'] => ({
   id: a.artifact_id!,
   file_id: a.id,
   status: a.status,

@@ -7,13 +7,13 @@
 /** Limits > Time limits: the queue time of all steps of one Run together. */
 export const RUN_QUEUE_TOTAL_S = 3600
 
-/** What the end rules need of one produced output item. */
-export type ProducedOutput = { key: string; error: { code: string } | null }
+/** What the end rules need of one produced output item (C: the type of its error codes). */
+export type ProducedOutput<C extends string = string> = { key: string; error: { code: C } | null }
 export type ContractEntry = { key: string; required: boolean }
 
-export type RunEnd =
+export type RunEnd<C extends string = string> =
   | { status: 'SUCCEEDED' | 'PARTIALLY_SUCCEEDED' }
-  | { status: 'FAILED'; code: string; message: string }
+  | { status: 'FAILED'; code: C | 'OUTPUT_MISSING'; message: string }
 
 /**
  * How a Run that finished its work ends (STATE-016, STATE-017, STATE-018, STATE-028; state rule 5):
@@ -23,11 +23,11 @@ export type RunEnd =
  *   stays on the output item), else FAILED with that code;
  * - otherwise SUCCEEDED.
  */
-export function runEnd(
+export function runEnd<C extends string>(
   contract: readonly ContractEntry[],
   allowsPartial: boolean,
-  produced: readonly ProducedOutput[],
-): RunEnd {
+  produced: readonly ProducedOutput<C>[],
+): RunEnd<C> {
   const required = new Set(contract.filter((c) => c.required).map((c) => c.key))
   const failed = produced.filter((o) => o.error !== null)
   const failedRequired = failed.find((o) => required.has(o.key))

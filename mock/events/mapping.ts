@@ -5,7 +5,7 @@
  */
 import type { Deps } from '../deps.js'
 import { maskPublicText } from '../domain/result-rules.js'
-import { TERMINAL_STATUSES, type ExecutionEvent } from '../execution/lifecycle.js'
+import { isOutcomeStatus, TERMINAL_STATUSES, type ExecutionEvent } from '../execution/lifecycle.js'
 import { pendingActionOf, requiredActionView } from '../execution/actions.js'
 import { countEventsOfType, resultItemIdsOfTurn } from '../store/events.js'
 import {
@@ -87,7 +87,7 @@ function mapTurn(deps: Deps, ev: ExecutionEvent): void {
   }
   if (ev.type !== 'status' || e.status === ev.from) return
   const outcomeType = TURN_OUTCOME_TYPE[e.status]
-  if (outcomeType) {
+  if (outcomeType && isOutcomeStatus(e.status)) {
     appendEvent(deps, {
       ...base,
       type: outcomeType,
@@ -126,7 +126,8 @@ function outputEvent(item: OutputItem): Pick<EventRecord, 'type' | 'data'> {
       data: {
         kind: 'MESSAGE',
         text: maskPublicText(item.text),
-        visibility: typeof item.visibility === 'string' ? item.visibility : 'FINAL',
+        // MessageContent has no REVIEW visibility (the scripts never produce a REVIEW output item).
+        visibility: item.visibility === 'REVIEW' ? 'FINAL' : item.visibility,
       },
     }
   }
@@ -151,7 +152,7 @@ function mapRun(deps: Deps, ev: ExecutionEvent): void {
     status: e.status,
   }
   const outcomeType = RUN_OUTCOME_TYPE[e.status]
-  if (outcomeType) {
+  if (outcomeType && isOutcomeStatus(e.status)) {
     // A Run that finished its work has done every step: the last ones end with it, before its outcome.
     if (e.status === 'SUCCEEDED' || e.status === 'PARTIALLY_SUCCEEDED')
       appendStepsUpTo(deps, e, e.progress_completed ?? 0)

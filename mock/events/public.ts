@@ -2,6 +2,7 @@
  * The public shapes of an event record (Events; Item envelope and page): the SSE data line (schema Event) and
  * the Session item (schema ItemEnvelope). Both carry the same content; internal columns never leave the mock.
  */
+import type { components } from '../../spec/index.js'
 import type { ErrorEnvelope } from '../errors.js'
 import type { EventRecord } from './log.js'
 
@@ -21,7 +22,7 @@ export function publicEvent(e: EventRecord) {
 }
 
 /** The ItemEnvelope of a Session event: the item id is the event id, the content is the event's data. */
-export function itemEnvelope(e: EventRecord) {
+export function itemEnvelope(e: EventRecord): components['schemas']['ItemEnvelope'] {
   return {
     id: e.event_id,
     session_id: e.aggregate_id,

@@ -5,6 +5,7 @@
  * budgets), and takes the scenario the execution will follow.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv'
+import type { components } from '../../spec/index.js'
 import type { AuthInfo, Deps } from '../deps.js'
 import { JSON_LIMITS_TEXT, jsonLimitProblem } from '../domain/json-limits.js'
 import { DEFAULT_RUN_RETENTION_DAYS } from '../domain/retention.js'
@@ -18,9 +19,9 @@ import {
   latestTurnOfSession,
   openReservations,
   updateSession,
-  type ExecutionRecord,
   type RunRecord,
   type SessionRecord,
+  type TurnRecord,
 } from '../store/executions.js'
 import { bindFileToExecution, getUsableInputFile } from '../store/files.js'
 import type { Workflow, WorkflowLimits } from '../store/workflows.js'
@@ -35,21 +36,18 @@ import { BUILTIN_SCENARIOS, DEFAULT_SCENARIO, type ScenarioStep } from './scenar
 /** ExecutionLimits defaults of a Turn (Turn input and request options). */
 const TURN_LIMIT_DEFAULTS = { execution_seconds: 3600, max_su: 100, queue_seconds: 600 }
 
-/** The body of a Session creation or of added input (validated against the OpenAPI schema before). */
-export type TurnRequest = {
-  input: ({ type: 'TEXT'; text: string } | { type: 'FILE'; file_id: string })[]
-  limits?: Partial<typeof TURN_LIMIT_DEFAULTS>
-  metadata?: Record<string, string>
+type Schemas = components['schemas']
+
+/**
+ * The body of a Session creation or of added input (SessionCreateInput, validated before). Its limits fields
+ * are each optional: the generated ExecutionLimits marks them required because they have defaults.
+ */
+export type TurnRequest = Omit<Schemas['SessionCreateInput'], 'limits'> & {
+  limits?: Partial<Schemas['ExecutionLimits']>
 }
 
-/** The body of a Run creation (validated against the OpenAPI schema before). */
-export type RunRequest = {
-  published_version: number
-  input?: Record<string, unknown>
-  file_ids?: string[]
-  limits?: Partial<WorkflowLimits>
-  metadata?: Record<string, string>
-}
+/** The body of a Run creation (RunCreateInput, validated against the OpenAPI schema before). */
+export type RunRequest = Schemas['RunCreateInput']
 
 /** The document's Run limits caps (Run request rule 2), the defaults where a workflow gives none. */
 const DOCUMENT_RUN_LIMITS: WorkflowLimits = {
@@ -123,7 +121,7 @@ export function acceptSession(
   auth: AuthInfo,
   deployment: Deployment,
   body: TurnRequest,
-): ExecutionRecord {
+): TurnRecord {
   if (deployment.status !== 'ACTIVE')
     throw new ApiError('DEPLOYMENT_UNAVAILABLE', { message: 'The Deployment is RETIRED.' })
   const nowMs = deps.clock.nowMs()
@@ -152,7 +150,7 @@ export function acceptInput(
   deployment: Deployment,
   session: SessionRecord,
   body: TurnRequest,
-): ExecutionRecord {
+): TurnRecord {
   if (session.status === 'CLOSED') throw new ApiError('SESSION_CLOSED')
   const current = latestTurnOfSession(deps.db, session.id)
   if (current && !current.terminal)
@@ -167,12 +165,12 @@ export function acceptTurn(
   deployment: Deployment,
   session: SessionRecord,
   body: TurnRequest,
-): ExecutionRecord {
+): TurnRecord {
   if (deployment.status !== 'ACTIVE')
     throw new ApiError('DEPLOYMENT_UNAVAILABLE', { message: 'The Deployment is RETIRED.' })
   const files = body.input
-    .filter((i) => i.type === 'FILE')
-    .map((i) => (i as { file_id: string }).file_id)
+    .filter((i): i is Schemas['FileInput'] => i.type === 'FILE')
+    .map((i) => i.file_id)
   if (files.length > 20 || new Set(files).size !== files.length) {
     throw new ApiError('TOO_MANY_FILES', { message: 'At most 20 input files, none listed twice.' })
   }
@@ -378,6 +376,6 @@ export function acceptRun(
     workflow_run_id: run.id,
   })
   // STATE-014: the whole-Run deadline is a timer; it is never extended (STATE-015).
-  deps.scheduler.schedule('run.deadline', run.run!.deadline_at, { id: run.id }, { subject: run.id })
-  return run as RunRecord
+  deps.scheduler.schedule('run.deadline', run.run.deadline_at, { id: run.id }, { subject: run.id })
+  return run
 }

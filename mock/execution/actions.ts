@@ -6,6 +6,7 @@
  * REJECT_JOB); the action's expiry ends the execution EXPIRED with ACTION_EXPIRED; any other end of the
  * execution cancels the action (ACTION_CANCELED).
  */
+import type { components } from '../../spec/index.js'
 import type { TimerKinds } from '../clock/timer-kinds.js'
 import type { Deps } from '../deps.js'
 import {
@@ -16,7 +17,6 @@ import {
   decisionAllowed,
   DEFAULT_ACTION_EXPIRY_S,
   defaultActionSpec,
-  type ActionAnswer,
   type ApprovalMaterial,
 } from '../domain/actions.js'
 import { ApiError } from '../errors.js'
@@ -143,7 +143,9 @@ export function assertNotEnded(deps: Deps, a: ActionRecord, allowResolved: boole
 }
 
 /** ApprovalContent of an approval action (GET /v1/runs/{run_id}/actions/{action_id}). */
-export function approvalContent(material: ApprovalMaterial) {
+export function approvalContent(
+  material: ApprovalMaterial,
+): components['schemas']['ApprovalContent'] {
   return {
     ...material,
     content_hash: contentHash(material),
@@ -195,12 +197,10 @@ export function requiredActions(deps: Deps, e: ExecutionRecord) {
 export const pendingActionOf = (deps: Deps, executionId: string): ActionRecord | undefined =>
   pendingActions(deps.db, executionId).at(-1)
 
-export type ApprovalResolve = {
-  decision: string
-  content_hash: string
-  actor: { subject: string }
-}
-export type QuestionResolve = { answers: ActionAnswer[] }
+/** The body resolving an approval action. */
+export type ApprovalResolve = components['schemas']['ApprovalResolveInput']
+/** The body answering a question action. */
+export type QuestionResolve = components['schemas']['ActionResolveInput']
 
 /**
  * Resolves an approval: ACT-017/ACT-018 the decision must be one the kind accepts (422 INVALID_INPUT),

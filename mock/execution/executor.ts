@@ -5,6 +5,7 @@
  * `run.deadline` expires a Run at run_seconds, and cancels and key expiry end executions. The life cycle the
  * steps drive lives in execution/lifecycle.ts.
  */
+import type { ErrorCode } from '../../spec/index.js'
 import type { TimerKinds } from '../clock/timer-kinds.js'
 import type { Deps } from '../deps.js'
 import { progressAfterStep } from '../domain/run.js'
@@ -144,7 +145,7 @@ export function registerExecutionTimers(kinds: TimerKinds): void {
       )
     finishExecution(deps, e, 'CANCELED', 'CANCELED', 'Stopped by a cancel request.')
   })
-  kinds.register<{ id: string; code: string }>('execution.cancel', ({ id, code }, { deps }) => {
+  kinds.register<{ id: string; code: ErrorCode }>('execution.cancel', ({ id, code }, { deps }) => {
     const e = getExecution(deps.db, id)
     if (e && !e.terminal) finishExecution(deps, e, 'CANCELED', code, 'Stopped by a cancel request.')
   })

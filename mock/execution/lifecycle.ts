@@ -4,6 +4,7 @@
  * (usage settled PENDING -> FINAL, total_su = spent, the Project charged, remaining timers canceled, the next
  * waiting execution admitted). Every change is told to the instance's execution listeners (deps.bus).
  */
+import type { components, ErrorCode } from '../../spec/index.js'
 import type { Deps } from '../deps.js'
 import { runEnd, runQueueWindowS } from '../domain/run.js'
 import { chargeProject, getApiKey } from '../store/projects.js'
@@ -16,6 +17,7 @@ import {
   saveExecution,
   waitingExecutions,
   type ExecutionRecord,
+  type ExecutionStatus,
   type OutputItem,
 } from '../store/executions.js'
 import type { EndHooks } from './outputs.js'
@@ -30,6 +32,10 @@ export const TERMINAL_STATUSES: ReadonlySet<string> = new Set([
   'CANCELED',
   'EXPIRED',
 ])
+
+/** True for a terminal status: the OutcomeStatus of an OUTCOME item. */
+export const isOutcomeStatus = (s: string): s is components['schemas']['OutcomeStatus'] =>
+  TERMINAL_STATUSES.has(s)
 
 /** Something that happened to an execution, for the listeners on the instance's bus (events, actions). */
 export type ExecutionEvent =
@@ -56,7 +62,7 @@ export type NewExecution = Omit<
   | 'terminal'
 >
 
-export function acceptExecution(deps: Deps, e: NewExecution): ExecutionRecord {
+export function acceptExecution<E extends NewExecution>(deps: Deps, e: E): ExecutionRecord & E {
   const { db, clock, scheduler } = deps
   const record = insertExecution(db, {
     ...e,
@@ -111,8 +117,8 @@ function admit(deps: Deps, e: ExecutionRecord, nowMs: number): void {
 export function finishExecution(
   deps: Deps,
   e: ExecutionRecord,
-  status: string,
-  code?: string,
+  status: ExecutionStatus,
+  code?: ErrorCode,
   message?: string,
 ): void {
   const { db, clock, scheduler } = deps
@@ -166,7 +172,7 @@ function admitWaiting(deps: Deps, projectId: string, nowMs: number): void {
 }
 
 /** Moves a live execution to another non-terminal status and tells the listeners. */
-export function setStatus(deps: Deps, e: ExecutionRecord, status: string): void {
+export function setStatus(deps: Deps, e: ExecutionRecord, status: ExecutionStatus): void {
   const from = e.status
   e.status = status
   saveExecution(deps.db, e)
@@ -185,7 +191,7 @@ export function endOnOwnTerms(deps: Deps, e: ExecutionRecord): void {
   // STATE-016, STATE-018, STATE-028: the Run's frozen contract decides how it ends.
   const produced = listOutputs(deps.db, e.id, -1, 1000).items.map((o) => ({
     key: o.key,
-    error: (o.error as { code: string } | null) ?? null,
+    error: o.error ?? null,
   }))
   const end = runEnd(e.run.outputs, e.run.allows_partial, produced)
   return end.status === 'FAILED'

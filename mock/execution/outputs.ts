@@ -17,6 +17,7 @@
  * and its end rules (runEnd) decide: FAILED with the code, or PARTIALLY_SUCCEEDED for an optional output when
  * the publication allows partial results. Execution-wide rules end a Run at once too.
  */
+import type { ErrorCode } from '../../spec/index.js'
 import type { Deps } from '../deps.js'
 import type { TimerKinds } from '../clock/timer-kinds.js'
 import { sha256Hex } from '../domain/files.js'
@@ -45,6 +46,7 @@ import {
   getExecution,
   listOutputs,
   type ExecutionRecord,
+  type ExecutionStatus,
   type OutputItem,
 } from '../store/executions.js'
 import { createArtifact, getArtifactFile, type StoredFile } from '../store/files.js'
@@ -143,12 +145,12 @@ export function produceOutput(
   prepared = false,
 ): Produced {
   const key = spec.key ?? 'result'
-  const base = {
+  const base: ItemBase = {
     id: deps.ids.uuid(),
     key,
     type: spec.type,
     visibility: spec.visibility ?? 'FINAL',
-    availability: 'READY',
+    availability: 'READY' as const,
     error: spec.error_code
       ? { code: spec.error_code, message: spec.error_code, retryable: false }
       : null,
@@ -167,7 +169,7 @@ export function produceOutput(
       if (c) return broken(c)
       // DATA-002: contact details in the free text of a result are masked (credentials failed it above).
       const text = maskPublicText(raw)
-      if (textIsInline(text)) return { item: { ...base, item_id: base.id, text } }
+      if (textIsInline(text)) return { item: { ...base, type: spec.type, item_id: base.id, text } }
       // SIZE-004: larger is delivered as a file (itself at most 10 MiB); the item keeps type TEXT.
       const textBytes = new Uint8Array(Buffer.from(text, 'utf8'))
       const size = fileSizeBreak(textBytes.byteLength)
@@ -179,7 +181,7 @@ export function produceOutput(
         countsAsFile: false,
       })
       if (isBreak(stored)) return { fail: stored }
-      return { item: { ...base, item_id: base.id, ...fileRef(stored) } }
+      return { item: { ...base, type: spec.type, item_id: base.id, ...fileRef(stored) } }
     }
     case 'JSON': {
       const data = dataOf(spec)
@@ -195,6 +197,7 @@ export function produceOutput(
         return {
           item: {
             ...base,
+            type: spec.type,
             data,
             schema_ref,
             mime_type: 'application/json',
@@ -211,7 +214,16 @@ export function produceOutput(
         countsAsFile: false,
       })
       if (isBreak(stored)) return { fail: stored }
-      return { item: { ...base, schema_ref, ...fileRef(stored) } }
+      // The stored file is application/json (JsonOutput.mime_type), as given to storeFile above.
+      return {
+        item: {
+          ...base,
+          type: spec.type,
+          schema_ref,
+          ...fileRef(stored),
+          mime_type: 'application/json',
+        },
+      }
     }
     case 'URL': {
       if (containsCredential(spec.url)) return broken(CREDENTIALS)
@@ -222,7 +234,7 @@ export function produceOutput(
         })
       const c = contractBreak(contract, { key, type: 'URL' }, checkType)
       if (c) return broken(c)
-      return { item: { ...base, url: spec.url, access: spec.access ?? 'PUBLIC' } }
+      return { item: { ...base, type: spec.type, url: spec.url, access: spec.access ?? 'PUBLIC' } }
     }
     case 'FILE': {
       const b = fileItemBreak(contract, spec, checkType)
@@ -239,7 +251,13 @@ export function produceOutput(
       // The 11th file and RUN_STORAGE_LIMIT are execution-wide: they end a Run at once as well.
       if (isBreak(stored)) return { fail: stored }
       return {
-        item: { ...base, ...fileRef(stored), filename: stored.filename, sha256: stored.sha256 },
+        item: {
+          ...base,
+          type: spec.type,
+          ...fileRef(stored),
+          filename: stored.filename,
+          sha256: stored.sha256,
+        },
       }
     }
   }
@@ -253,27 +271,28 @@ const fileRef = (f: StoredFile) => ({
 
 const EMPTY_SHA256 = sha256Hex(new Uint8Array())
 
+/** The fields every output item starts with, in this order; the fields of its type follow. */
+type ItemBase = Pick<OutputItem, 'id' | 'key' | 'type' | 'visibility' | 'availability'> & {
+  error: NonNullable<OutputItem['error']> | null
+}
+
 /**
  * A Run's failed output item: the common fields with `error` set and no value, no text and no stored file.
  * A FILE item keeps the fields its schema requires: artifact_id names no artifact (reads answer 404),
  * filename is empty, size_bytes 0 and sha256 that of no bytes.
  */
-function failedItem(
-  deps: Deps,
-  base: OutputItem & { visibility: string },
-  spec: OutputSpec,
-  b: RuleBreak,
-): OutputItem {
-  const item: OutputItem = {
+function failedItem(deps: Deps, base: ItemBase, spec: OutputSpec, b: RuleBreak): OutputItem {
+  const item = {
     ...base,
     error: { code: b.code, message: b.message, retryable: false },
   }
   switch (spec.type) {
     case 'TEXT':
-      return { ...item, item_id: base.id }
+      return { ...item, type: spec.type, item_id: base.id }
     case 'JSON':
       return {
         ...item,
+        type: spec.type,
         schema_ref: spec.schema_ref ?? 'mock:result',
         mime_type: null,
         size_bytes: null,
@@ -282,6 +301,7 @@ function failedItem(
     case 'FILE':
       return {
         ...item,
+        type: spec.type,
         artifact_id: deps.ids.uuid(),
         filename: '',
         mime_type: spec.mime_type,
@@ -289,7 +309,7 @@ function failedItem(
         sha256: EMPTY_SHA256,
       }
     case 'URL':
-      return { ...item, access: 'UNKNOWN' }
+      return { ...item, type: spec.type, access: 'UNKNOWN' }
   }
 }
 
@@ -357,7 +377,8 @@ export const preparedOutputs = (deps: Deps, e: ExecutionRecord, index: number): 
 export function presentOutputs(deps: Deps, items: readonly OutputItem[]): OutputItem[] {
   const nowMs = deps.clock.nowMs()
   return items.map((item) => {
-    const artifactId = typeof item.artifact_id === 'string' ? item.artifact_id : undefined
+    const artifactId =
+      'artifact_id' in item && typeof item.artifact_id === 'string' ? item.artifact_id : undefined
     if (!artifactId || item.error) return item
     const file = getArtifactFile(deps.db, artifactId)
     if (!file || nowMs < file.expires_at) return item
@@ -376,7 +397,13 @@ export function presentOutputs(deps: Deps, items: readonly OutputItem[]): Output
 /** What the preparation timers need of the executor (passed in, so this module does not import it). */
 export type EndHooks = {
   /** Ends the execution with a terminal status and code (the executor's finishExecution). */
-  finish: (deps: Deps, e: ExecutionRecord, status: string, code?: string, message?: string) => void
+  finish: (
+    deps: Deps,
+    e: ExecutionRecord,
+    status: ExecutionStatus,
+    code?: ErrorCode,
+    message?: string,
+  ) => void
   /** Stores and announces one output item. */
   publish: (deps: Deps, e: ExecutionRecord, item: OutputItem) => void
   /** Ends the execution on its own terms (the end rules of a succeed step). */

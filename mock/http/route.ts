@@ -1,8 +1,9 @@
 /**
  * route(app, operationId, handler): serves one documented operation. Everything the document says about the
  * request comes from the operation table (spec/openapi.yaml): authentication and scopes, delegated access and
- * correlation id, call-rate class, body reading and validation, Idempotency-Key. Handlers get c.var.auth and
- * c.var.input and return a Reply (or a Response for streams and bytes); they never build an error body.
+ * correlation id, call-rate class, body reading and validation, Idempotency-Key. Handlers get the context and
+ * the typed, validated request (mock/http/typed.ts) and return a Reply of the operation's documented success
+ * responses (or a Response for streams and bytes); they never build an error body.
  *
  * An idempotent operation's handler is synchronous and runs inside one transaction with the receipt lookup and
  * store, so two concurrent requests with one key create one execution and a retry replays the receipt.
@@ -21,17 +22,21 @@ import { checkCorrelationId, refuseDelegatedAccess } from '../middleware/request
 import { requireIdempotencyKey, validateRequest } from '../middleware/validate.js'
 import { liveReceipt, putIdempotency } from '../store/idempotency.js'
 import { loadOperations, type OperationSpec } from './operations.js'
+import {
+  requestOf,
+  securityKind,
+  type AnyReply,
+  type HandlerOf,
+  type OperationId,
+  type Prepared,
+  type TypedRequest,
+} from './typed.js'
 
-/** A successful answer: status, JSON body, extra headers; `execution` ties an idempotency receipt to it. */
-export type Reply = {
-  status: 200 | 201 | 202
-  body: unknown
-  headers?: Record<string, string>
-  /** Turn or Run id: the idempotency receipt is kept until this execution ends (and at least 24 hours). */
-  execution?: string
-}
-
-export type RouteHandler = (c: Context<Env>) => Reply | Response | Promise<Reply | Response>
+/** A handler as route() calls it, whatever its operation (it is given its own operation's request). */
+type AnyHandler = (
+  c: Context<Env>,
+  req: unknown,
+) => AnyReply | Response | Promise<AnyReply | Response>
 
 const OPERATIONS = loadOperations()
 
@@ -69,38 +74,48 @@ export function pipeline(op: OperationSpec): MiddlewareHandler<Env>[] {
   return chain
 }
 
-export type RouteOptions = {
+export type RouteOptions<O extends OperationId> = {
   /**
    * Asynchronous work after the pipeline and before the handler (an idempotent handler is synchronous and runs
-   * inside the receipt transaction), e.g. inspecting an upload's bytes. It may throw an ApiError.
+   * inside the receipt transaction), e.g. inspecting an upload's bytes. It may throw an ApiError; what it
+   * returns is added to the request the handler gets.
    */
-  prepare?: (c: Context<Env>) => Promise<void>
+  prepare?: (c: Context<Env>, req: TypedRequest<O>) => Promise<Prepared>
 }
 
 /** Registers the operation on a sub-app mounted at /v1 or /api/runtime. */
-export function route(
+export function route<O extends OperationId>(
   app: Hono<Env>,
-  operationId: string,
-  handler: RouteHandler,
-  opts: RouteOptions = {},
+  operationId: O,
+  handler: HandlerOf[O],
+  opts: RouteOptions<O> = {},
 ): void {
   const op = operation(operationId)
+  // The request types assume this authentication (req.auth or req.ownerProjectId): it must be the document's.
+  if (securityKind(operationId) !== op.security.kind)
+    throw new Error(`${operationId}: mock/http/typed.ts assumes ${securityKind(operationId)} auth`)
+  // A handler takes only its own operation's request, which is what it is given below (requestOf(c, op));
+  // its Reply<O> is one of the AnyReply shapes render() and the idempotency receipt take.
+  const run = handler as unknown as AnyHandler
   const mount = op.path.startsWith('/v1/') ? '/v1' : '/api/runtime'
   const serve: MiddlewareHandler<Env> = async function serve(c) {
-    if (opts.prepare) await opts.prepare(c)
-    const reply = op.idempotent ? idempotent(c, op, handler) : await handler(c)
+    if (opts.prepare) {
+      const prepared = await opts.prepare(c, requestOf<O>(c, op))
+      c.set('input', { ...c.var.input!, ...prepared })
+    }
+    const reply = op.idempotent ? idempotent(c, op, run) : await run(c, requestOf(c, op))
     return reply instanceof Response ? reply : render(c, reply)
   }
   app.on([op.method], [op.honoPath.slice(mount.length)], ...pipeline(op), serve)
 }
 
-function render(c: Context<Env>, reply: Reply): Response {
+function render(c: Context<Env>, reply: AnyReply): Response {
   for (const [k, v] of Object.entries(reply.headers ?? {})) c.header(k, v)
   return c.json(reply.body as object, reply.status as ContentfulStatusCode)
 }
 
 /** IDEM rules: replay, conflict, or run the handler and keep its receipt, all in one transaction. */
-function idempotent(c: Context<Env>, op: OperationSpec, handler: RouteHandler): Reply | Response {
+function idempotent(c: Context<Env>, op: OperationSpec, handler: AnyHandler): AnyReply | Response {
   const { db, clock } = c.var.deps
   const input = c.var.input!
   const projectId = c.var.auth?.projectId ?? c.var.ownerProjectId!
@@ -126,13 +141,13 @@ function idempotent(c: Context<Env>, op: OperationSpec, handler: RouteHandler): 
         }
         c.header('Idempotent-Replayed', 'true')
         return {
-          status: stored.status as Reply['status'],
+          status: stored.status as AnyReply['status'],
           body: JSON.parse(stored.body_json) as unknown,
         }
       }
       const expiresAt = idempotencyExpiresAt(nowMs)
       c.set('input', { ...input, idempotencyExpiresAt: new Date(expiresAt).toISOString() })
-      const reply = handler(c)
+      const reply = handler(c, requestOf(c, op))
       if (reply instanceof Promise)
         throw new Error(`the handler of idempotent ${op.operationId} must be synchronous`)
       if (reply instanceof Response)

@@ -37,17 +37,17 @@ const contentDisposition = (filename: string) =>
   `attachment; filename*=UTF-8''${encodeURIComponent(filename).replace(/['()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`)}`
 
 export function artifactRoutes(app: Hono<Env>): void {
-  route(app, 'getArtifact', (c) => {
-    const a = visibleArtifact(c.var.deps, c.var.auth!, c.req.param('artifact_id')!)
+  route(app, 'getArtifact', (c, req) => {
+    const a = visibleArtifact(c.var.deps, req.auth, req.params.artifact_id)
     requireRetained(a, c.var.deps.clock.nowMs())
     return { status: 200, body: artifactDetail(a) }
   })
 
-  route(app, 'createArtifactDownload', (c) => {
+  route(app, 'createArtifactDownload', (c, req) => {
     const { db, clock, ids } = c.var.deps
-    const auth = c.var.auth!
+    const auth = req.auth
     const nowMs = clock.nowMs()
-    const a = visibleArtifact(c.var.deps, c.var.auth!, c.req.param('artifact_id')!)
+    const a = visibleArtifact(c.var.deps, auth, req.params.artifact_id)
     requireRetained(a, nowMs)
     // BUD-008: downloads need a balance of at least 50 SU; ART-003: issuing is not charged.
     if (!balanceAllowsFiles(getProject(db, auth.projectId)!.su_balance)) {
@@ -74,9 +74,9 @@ export function artifactRoutes(app: Hono<Env>): void {
     }
   })
 
-  route(app, 'getArtifactContent', async (c) => {
+  route(app, 'getArtifactContent', async (c, req) => {
     const deps = c.var.deps
-    const artifactId = c.req.param('artifact_id')!
+    const artifactId = req.params.artifact_id
     const grant = downloadGrant(deps, artifactId, c.req.query('token'))
     // RATE-002: a download is a Read-class call of the key that issued the address.
     if (grant.auth) {

@@ -6,15 +6,15 @@ import { route } from '../http/route.js'
 import { listDeployments } from '../store/deployments.js'
 
 export function deploymentRoutes(app: Hono<Env>): void {
-  route(app, 'listDeployments', (c) => {
-    const auth = c.var.auth!
+  route(app, 'listDeployments', (c, req) => {
+    const auth = req.auth
     const items = listDeployments(c.var.deps.db, auth.projectId).filter((d) =>
       auth.deploymentIds.includes(d.id),
     )
     return { status: 200, body: { items } }
   })
-  route(app, 'getDeployment', (c) => ({
+  route(app, 'getDeployment', (c, req) => ({
     status: 200,
-    body: callableDeployment(c.var.deps, c.var.auth!, c.req.param('deployment_id')!),
+    body: callableDeployment(c.var.deps, req.auth, req.params.deployment_id),
   }))
 }

@@ -11,16 +11,20 @@ import { ApiError } from '../errors.js'
 import { accessProblem, type Aggregate } from '../access/access.js'
 import { openStream, SSE_HEADERS, type OpenStreamOptions } from '../events/sse.js'
 import { route } from '../http/route.js'
+import type { TypedRequest } from '../http/typed.js'
 import { getEvent } from '../store/events.js'
 import { getExecution, latestTurnOfSession } from '../store/executions.js'
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
 
 /** The resume cursor of the request: Last-Event-ID or after; both must be equal (SSE-014). */
-function requestCursor(c: Context<Env>): string | undefined {
+function requestCursor(
+  c: Context<Env>,
+  req: TypedRequest<'streamSessionEvents' | 'streamRunEvents'>,
+): string | undefined {
   const header = c.req.header('Last-Event-ID')?.trim() || undefined
   // The query value is already checked against its uuid format (400 INVALID_CURSOR otherwise).
-  const query = c.var.input!.query.after as string | undefined
+  const query = req.query.after
   if (header !== undefined && query !== undefined && header !== query)
     throw new ApiError('INVALID_CURSOR', {
       message: 'Last-Event-ID and after were both sent and differ.',
@@ -80,11 +84,11 @@ function answerStream(c: Context<Env>, opts: OpenStreamOptions): Response {
 }
 
 export function eventRoutes(app: Hono<Env>): void {
-  route(app, 'streamSessionEvents', (c) => {
+  route(app, 'streamSessionEvents', (c, req) => {
     const deps = c.var.deps
-    const cursor = requestCursor(c)
-    const aggregate: Aggregate = { kind: 'SESSION', id: c.req.param('session_id')! }
-    const problem = accessProblem(deps, c.var.auth!.key, aggregate)
+    const cursor = requestCursor(c, req)
+    const aggregate: Aggregate = { kind: 'SESSION', id: req.params.session_id }
+    const problem = accessProblem(deps, req.auth.key, aggregate)
     const contentExpired = problem?.code === 'SESSION_EXPIRED'
     if (problem && !(contentExpired && cursor !== undefined)) throw problem
     const recovery = (): Recovery => {
@@ -102,17 +106,17 @@ export function eventRoutes(app: Hono<Env>): void {
         : resumeAfter(deps, c.var.auth!.key, cursor, aggregate, recovery, contentExpired)
     return answerStream(c, {
       aggregate,
-      apiKey: c.var.auth!.key,
+      apiKey: req.auth.key,
       requestId: c.var.requestId,
       afterSequence: after,
     })
   })
 
-  route(app, 'streamRunEvents', (c) => {
+  route(app, 'streamRunEvents', (c, req) => {
     const deps = c.var.deps
-    const cursor = requestCursor(c)
-    const aggregate: Aggregate = { kind: 'RUN', id: c.req.param('run_id')! }
-    const problem = accessProblem(deps, c.var.auth!.key, aggregate)
+    const cursor = requestCursor(c, req)
+    const aggregate: Aggregate = { kind: 'RUN', id: req.params.run_id }
+    const problem = accessProblem(deps, req.auth.key, aggregate)
     if (problem) throw problem
     const run = getExecution(deps.db, aggregate.id)!
     const contentExpired = runContentExpired(
@@ -130,7 +134,7 @@ export function eventRoutes(app: Hono<Env>): void {
         : resumeAfter(deps, c.var.auth!.key, cursor, aggregate, recovery, contentExpired)
     return answerStream(c, {
       aggregate,
-      apiKey: c.var.auth!.key,
+      apiKey: req.auth.key,
       requestId: c.var.requestId,
       afterSequence: after,
     })

@@ -15,7 +15,8 @@ import {
 import { MINIMUM_FILE_BALANCE_SU, balanceAllowsFiles, storageAllows } from '../domain/files.js'
 import { uploadedFileExpiresAt } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
-import { route, type Reply } from '../http/route.js'
+import { route } from '../http/route.js'
+import type { Prepared, Reply, TypedRequest } from '../http/typed.js'
 import { visibleSession } from '../access/access.js'
 import type { SessionRecord } from '../store/executions.js'
 import { getDeployment } from '../store/deployments.js'
@@ -23,18 +24,21 @@ import { insertInputFile, storageInUse } from '../store/files.js'
 import { fileReceipt } from '../domain/file-views.js'
 import { getProject } from '../store/projects.js'
 
+type Upload = TypedRequest<'uploadFile' | 'uploadSessionFile'>
+
 /** The content check is asynchronous (file-type); it runs before the synchronous idempotent handler. */
-async function inspectUpload(c: Context<Env>): Promise<void> {
-  const input = c.var.input!
-  const upload = input.upload!
-  input.uploadTypeProblem = filenameProblem(upload.filename)
-    ? undefined
-    : await fileTypeProblem(upload.filename, upload.mimeType, upload.bytes)
+async function inspectUpload(_c: Context<Env>, req: Upload): Promise<Prepared> {
+  const upload = req.upload
+  return {
+    uploadTypeProblem: filenameProblem(upload.filename)
+      ? undefined
+      : await fileTypeProblem(upload.filename, upload.mimeType, upload.bytes),
+  }
 }
 
 /** A Session the key may upload to (access/access.ts), and not closed (409 SESSION_CLOSED). */
-function uploadableSession(c: Context<Env>, sessionId: string): SessionRecord {
-  const session = visibleSession(c.var.deps, c.var.auth!, sessionId)
+function uploadableSession(c: Context<Env>, req: Upload, sessionId: string): SessionRecord {
+  const session = visibleSession(c.var.deps, req.auth, sessionId)
   if (session.status === 'CLOSED') {
     throw new ApiError('SESSION_CLOSED', { message: 'A closed Session accepts no files.' })
   }
@@ -42,12 +46,16 @@ function uploadableSession(c: Context<Env>, sessionId: string): SessionRecord {
 }
 
 /** The upload rules in order: Session, filename, type and content, minimum balance, Project storage. */
-function upload(c: Context<Env>, sessionId?: string): Reply {
+function upload(
+  c: Context<Env>,
+  req: Upload,
+  sessionId?: string,
+): Reply<'uploadFile'> & Reply<'uploadSessionFile'> {
   const { db, clock, ids } = c.var.deps
-  const auth = c.var.auth!
-  const file = c.var.input!.upload!
+  const auth = req.auth
+  const file = req.upload
   const nowMs = clock.nowMs()
-  const session = sessionId === undefined ? undefined : uploadableSession(c, sessionId)
+  const session = sessionId === undefined ? undefined : uploadableSession(c, req, sessionId)
   // ERR-045: empty, over 255 bytes, slash, backslash or control character.
   if (filenameProblem(file.filename)) {
     throw new ApiError('INVALID_FILENAME', {
@@ -59,7 +67,7 @@ function upload(c: Context<Env>, sessionId?: string): Reply {
   // ERR-047, SIZE-010: allowed extension and MIME pair, content really that format, nothing unsafe; a
   // Session file also within its Deployment's input_mime_types (DEP-005, applied at upload: assumed).
   const narrowedTo = session && getDeployment(db, session.deployment_id)?.input_mime_types
-  if (c.var.input!.uploadTypeProblem || !isAllowedPair(file.filename, file.mimeType, narrowedTo)) {
+  if (req.uploadTypeProblem || !isAllowedPair(file.filename, file.mimeType, narrowedTo)) {
     throw new ApiError('UNSUPPORTED_FILE_TYPE', {
       message:
         'The extension and MIME type are not an allowed pair, or the content is not that format or is unsafe (macro document, encrypted PDF).',
@@ -102,8 +110,8 @@ function upload(c: Context<Env>, sessionId?: string): Reply {
 }
 
 export function fileRoutes(app: Hono<Env>): void {
-  route(app, 'uploadFile', (c) => upload(c), { prepare: inspectUpload })
-  route(app, 'uploadSessionFile', (c) => upload(c, c.req.param('session_id')!), {
+  route(app, 'uploadFile', (c, req) => upload(c, req), { prepare: inspectUpload })
+  route(app, 'uploadSessionFile', (c, req) => upload(c, req, req.params.session_id), {
     prepare: inspectUpload,
   })
 }

@@ -20,13 +20,10 @@ const MAX_PAGE_BYTES = 256 * 1024
 const PAGE_OVERHEAD_BYTES = 64
 
 export function itemRoutes(app: Hono<Env>): void {
-  route(app, 'listSessionItems', (c) => {
+  route(app, 'listSessionItems', (c, req) => {
     const deps = c.var.deps
-    const session = visibleSession(c.var.deps, c.var.auth!, c.req.param('session_id')!)
-    const { limit = DEFAULT_LIMIT, after } = c.var.input!.query as {
-      limit?: number
-      after?: string
-    }
+    const session = visibleSession(c.var.deps, req.auth, req.params.session_id)
+    const { limit = DEFAULT_LIMIT, after } = req.query
     let afterSequence = 0
     if (after !== undefined) {
       const cursor = getEvent(deps.db, after)

@@ -17,12 +17,11 @@ import {
   requiredActions,
   resolveApproval,
   resolveQuestion,
-  type ApprovalResolve,
-  type QuestionResolve,
 } from '../execution/actions.js'
 import { finishExecution, requestRunCancel } from '../execution/lifecycle.js'
 import { reviewTooLarge } from '../domain/actions.js'
 import { route } from '../http/route.js'
+import type { Schema } from '../http/typed.js'
 import { listOutputs, saveExecution, type RunRecord } from '../store/executions.js'
 import { deleteExecutionArtifacts } from '../store/files.js'
 import { presentOutputs } from '../execution/outputs.js'
@@ -30,10 +29,14 @@ import { decodeCursor, encodeCursor } from '../http/cursors.js'
 
 const DEFAULT_PAGE = 50
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+function iso(ms: number): string
+function iso(ms: number | null): string | null
+function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString()
+}
 
 /** RUN-002: the run object of the Run read; STATE-023: required_actions only while actions are pending. */
-function runBody(deps: Deps, r: RunRecord) {
+function runBody(deps: Deps, r: RunRecord): Schema<'Run'> {
   const executing =
     r.status === 'RUNNING' || (r.status === 'CANCEL_REQUESTED' && r.started_at !== null)
   return {
@@ -76,29 +79,29 @@ function outputPage(deps: Deps, r: RunRecord, after: number, limit: number) {
 }
 
 /** RUN-001: the Run read {run, outputs, next_cursor}. */
-export function runDetail(deps: Deps, r: RunRecord) {
+export function runDetail(deps: Deps, r: RunRecord): Schema<'RunDetail'> {
   const page = outputPage(deps, r, -1, DEFAULT_PAGE)
   return { run: runBody(deps, r), outputs: page.items, next_cursor: page.next_cursor }
 }
 
 export function runRoutes(app: Hono<Env>): void {
-  route(app, 'getRun', (c) => ({
+  route(app, 'getRun', (c, req) => ({
     status: 200,
-    body: runDetail(c.var.deps, visibleRun(c.var.deps, c.var.auth!, c.req.param('run_id')!)),
+    body: runDetail(c.var.deps, visibleRun(c.var.deps, req.auth, req.params.run_id)),
   }))
 
-  route(app, 'listRunOutputs', (c) => {
-    const run = visibleRun(c.var.deps, c.var.auth!, c.req.param('run_id')!)
-    const { limit, after } = c.var.input!.query as { limit?: number; after?: string }
+  route(app, 'listRunOutputs', (c, req) => {
+    const run = visibleRun(c.var.deps, req.auth, req.params.run_id)
+    const { limit, after } = req.query
     // RUN-019: a cursor of another Run is INVALID_CURSOR, whatever the Run's state.
     const from = after === undefined ? -1 : decodeCursor(after, run.id)
     const page = outputPage(c.var.deps, run, from, limit ?? DEFAULT_PAGE)
     return { status: 200, body: { outputs: page.items, next_cursor: page.next_cursor } }
   })
 
-  route(app, 'cancelRun', (c) => {
+  route(app, 'cancelRun', (c, req) => {
     const deps = c.var.deps
-    const run = visibleRun(c.var.deps, c.var.auth!, c.req.param('run_id')!)
+    const run = visibleRun(c.var.deps, req.auth, req.params.run_id)
     // STATE-011: an already terminal Run is answered 200 and left unchanged.
     if (run.terminal) return { status: 200, body: runDetail(deps, run) }
     // STATE-008, STATE-009: CANCEL_REQUESTED until every child execution is confirmed ended.
@@ -106,9 +109,9 @@ export function runRoutes(app: Hono<Env>): void {
     return { status: 202, body: runDetail(deps, run), execution: run.id }
   })
 
-  route(app, 'deleteRun', (c) => {
+  route(app, 'deleteRun', (c, req) => {
     const deps = c.var.deps
-    const run = visibleRun(c.var.deps, c.var.auth!, c.req.param('run_id')!)
+    const run = visibleRun(c.var.deps, req.auth, req.params.run_id)
     const nowMs = deps.clock.nowMs()
     // DEL-001: reads are blocked from now on; STATE-021: a running Run is canceled.
     run.deleted_at = nowMs
@@ -125,10 +128,10 @@ export function runRoutes(app: Hono<Env>): void {
   })
 
   // RUN-022: the review content of an approval action, with its content_hash and the kind's decisions.
-  route(app, 'getRunAction', (c) => {
+  route(app, 'getRunAction', (c, req) => {
     const deps = c.var.deps
-    const run = visibleRun(c.var.deps, c.var.auth!, c.req.param('run_id')!)
-    const action = actionOf(deps, run.id, c.req.param('action_id')!)
+    const run = visibleRun(c.var.deps, req.auth, req.params.run_id)
+    const action = actionOf(deps, run.id, req.params.action_id)
     // Assumed: a question action has no review content; its questions are in required_actions.
     if (action.kind !== 'APPROVAL' || !action.material)
       throw new ApiError('NOT_FOUND', { message: 'No approval action with this id.' })
@@ -148,11 +151,11 @@ export function runRoutes(app: Hono<Env>): void {
   })
 
   // RUN-023: resolve an approval (ApprovalResolveInput) or a question (ActionResolveInput); 202 ActionReceipt.
-  route(app, 'resolveRunAction', (c) => {
+  route(app, 'resolveRunAction', (c, req) => {
     const deps = c.var.deps
-    const run = visibleRun(c.var.deps, c.var.auth!, c.req.param('run_id')!)
-    const body = c.var.input!.body as ApprovalResolve | QuestionResolve
-    const scopes = c.var.auth!.scopes
+    const run = visibleRun(c.var.deps, req.auth, req.params.run_id)
+    const body = req.body
+    const scopes = req.auth.scopes
     // ACT-023: approval permission is never gained automatically; a key resolving an approval needs an
     // explicit actions:approve delegation (actions:resolve is for question actions).
     if ('decision' in body && !scopes.includes('actions:approve')) {
@@ -167,7 +170,7 @@ export function runRoutes(app: Hono<Env>): void {
         details: { required_scopes: [['actions:resolve']] },
       })
     }
-    const action = actionOf(deps, run.id, c.req.param('action_id')!)
+    const action = actionOf(deps, run.id, req.params.action_id)
     assertNotEnded(deps, action, false)
     if ('decision' in body) resolveApproval(deps, run, action, body)
     else resolveQuestion(deps, run, action, body)
@@ -181,7 +184,7 @@ export function runRoutes(app: Hono<Env>): void {
         run_status: run.status,
         turn_id: null,
         turn_status: null,
-        idempotency_expires_at: c.var.input!.idempotencyExpiresAt,
+        idempotency_expires_at: req.idempotencyExpiresAt,
         status_url: `/v1/runs/${run.id}`,
       },
     }

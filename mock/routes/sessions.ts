@@ -5,19 +5,16 @@
  * refuses input (409 SESSION_CLOSED); a RETIRED Deployment takes no new work (409 DEPLOYMENT_UNAVAILABLE).
  */
 import type { Context, Hono } from 'hono'
+import type { ErrorCode } from '../../spec/index.js'
 import { callableDeployment, visibleSession } from '../access/access.js'
 import type { Deps, Env } from '../deps.js'
 import { sessionExpiresAt } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
-import { acceptInput, acceptSession, type TurnRequest } from '../execution/accept.js'
+import { acceptInput, acceptSession } from '../execution/accept.js'
 import { finishExecution } from '../execution/lifecycle.js'
-import { route, type Reply } from '../http/route.js'
-import {
-  actionOf,
-  assertNotEnded,
-  resolveQuestion,
-  type QuestionResolve,
-} from '../execution/actions.js'
+import { route } from '../http/route.js'
+import type { Reply, Schema, TypedRequest } from '../http/typed.js'
+import { actionOf, assertNotEnded, resolveQuestion } from '../execution/actions.js'
 import {
   getExecution,
   latestTurnOfSession,
@@ -26,7 +23,9 @@ import {
   turnIdsOfSession,
   updateSession,
   type ExecutionRecord,
+  type ExecutionStatus,
   type SessionRecord,
+  type TurnRecord,
 } from '../store/executions.js'
 import { deleteSessionFiles } from '../store/files.js'
 import { presentOutputs } from '../execution/outputs.js'
@@ -34,7 +33,17 @@ import { decodeCursor, encodeCursor } from '../http/cursors.js'
 
 const DEFAULT_PAGE = 50
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+function iso(ms: number): string
+function iso(ms: number | null): string | null
+function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString()
+}
+
+/** A Turn's status: PARTIALLY_SUCCEEDED is reached only by a Run (runEnd), never by a Turn. */
+function turnStatus(status: ExecutionStatus): Schema<'TurnStatus'> {
+  if (status === 'PARTIALLY_SUCCEEDED') throw new Error('a Turn never ends PARTIALLY_SUCCEEDED')
+  return status
+}
 
 function visibleTurn(c: Context<Env>, session: SessionRecord, turnId: string): ExecutionRecord {
   const turn = getExecution(c.var.deps.db, turnId)
@@ -43,13 +52,13 @@ function visibleTurn(c: Context<Env>, session: SessionRecord, turnId: string): E
   return turn
 }
 
-/** The Turn detail (Turn detail table). */
-export function turnDetail(deps: Deps, t: ExecutionRecord) {
+/** The Turn detail (Turn detail table) of a Turn of `session`. */
+export function turnDetail(deps: Deps, session: SessionRecord, t: ExecutionRecord): Schema<'Turn'> {
   const page = listOutputs(deps.db, t.id, -1, DEFAULT_PAGE)
   return {
     id: t.id,
-    session_id: t.session_id,
-    status: t.status,
+    session_id: session.id,
+    status: turnStatus(t.status),
     usage: { status: t.usage_status, total_su: t.usage_status === 'FINAL' ? t.spent_su : null },
     error: t.error,
     created_at: iso(t.created_at),
@@ -61,7 +70,7 @@ export function turnDetail(deps: Deps, t: ExecutionRecord) {
   }
 }
 
-function sessionDetail(deps: Deps, s: SessionRecord) {
+function sessionDetail(deps: Deps, s: SessionRecord): Schema<'Session'> {
   return {
     id: s.id,
     deployment_id: s.deployment_id,
@@ -74,7 +83,11 @@ function sessionDetail(deps: Deps, s: SessionRecord) {
   }
 }
 
-function turnReceipt(c: Context<Env>, turn: ExecutionRecord): Reply {
+/** The 202 answer to a new Turn (SessionReceipt and TurnReceipt have the same fields). */
+function turnReceipt(
+  req: TypedRequest<'createSession' | 'addTurn'>,
+  turn: TurnRecord,
+): Reply<'createSession'> & Reply<'addTurn'> {
   return {
     status: 202,
     execution: turn.id,
@@ -82,7 +95,7 @@ function turnReceipt(c: Context<Env>, turn: ExecutionRecord): Reply {
       session_id: turn.session_id,
       turn_id: turn.id,
       status: 'QUEUED',
-      idempotency_expires_at: c.var.input!.idempotencyExpiresAt,
+      idempotency_expires_at: req.idempotencyExpiresAt,
       status_url: `/v1/sessions/${turn.session_id}/turns/${turn.id}`,
       events_url: `/v1/sessions/${turn.session_id}/events`,
     },
@@ -90,7 +103,7 @@ function turnReceipt(c: Context<Env>, turn: ExecutionRecord): Reply {
 }
 
 /** Cancel: CANCEL_REQUESTED now, CANCELED with code CANCELED one second later (assumed timing). */
-function requestCancel(deps: Deps, e: ExecutionRecord, code: string): void {
+function requestCancel(deps: Deps, e: ExecutionRecord, code: ErrorCode): void {
   if (e.status !== 'CANCEL_REQUESTED') {
     e.status = 'CANCEL_REQUESTED'
     saveExecution(deps.db, e)
@@ -104,39 +117,34 @@ function requestCancel(deps: Deps, e: ExecutionRecord, code: string): void {
 }
 
 export function sessionRoutes(app: Hono<Env>): void {
-  route(app, 'createSession', (c) => {
-    const { deps, auth, input } = c.var
-    const deployment = callableDeployment(deps, auth!, c.req.param('deployment_id')!)
-    return turnReceipt(c, acceptSession(deps, auth!, deployment, input!.body as TurnRequest))
+  route(app, 'createSession', (c, req) => {
+    const deps = c.var.deps
+    const deployment = callableDeployment(deps, req.auth, req.params.deployment_id)
+    return turnReceipt(req, acceptSession(deps, req.auth, deployment, req.body))
   })
 
-  route(app, 'getSession', (c) => ({
+  route(app, 'getSession', (c, req) => ({
     status: 200,
-    body: sessionDetail(
-      c.var.deps,
-      visibleSession(c.var.deps, c.var.auth!, c.req.param('session_id')!),
-    ),
+    body: sessionDetail(c.var.deps, visibleSession(c.var.deps, req.auth, req.params.session_id)),
   }))
 
-  route(app, 'addTurn', (c) => {
-    const { deps, auth, input } = c.var
-    const session = visibleSession(deps, auth!, c.req.param('session_id')!)
-    const deployment = callableDeployment(deps, auth!, session.deployment_id)
-    return turnReceipt(c, acceptInput(deps, auth!, deployment, session, input!.body as TurnRequest))
+  route(app, 'addTurn', (c, req) => {
+    const deps = c.var.deps
+    const session = visibleSession(deps, req.auth, req.params.session_id)
+    const deployment = callableDeployment(deps, req.auth, session.deployment_id)
+    return turnReceipt(req, acceptInput(deps, req.auth, deployment, session, req.body))
   })
 
-  route(app, 'getTurn', (c) => {
-    const session = visibleSession(c.var.deps, c.var.auth!, c.req.param('session_id')!)
-    return {
-      status: 200,
-      body: turnDetail(c.var.deps, visibleTurn(c, session, c.req.param('turn_id')!)),
-    }
+  route(app, 'getTurn', (c, req) => {
+    const session = visibleSession(c.var.deps, req.auth, req.params.session_id)
+    const turn = visibleTurn(c, session, req.params.turn_id)
+    return { status: 200, body: turnDetail(c.var.deps, session, turn) }
   })
 
-  route(app, 'listTurnOutputs', (c) => {
-    const session = visibleSession(c.var.deps, c.var.auth!, c.req.param('session_id')!)
-    const turn = visibleTurn(c, session, c.req.param('turn_id')!)
-    const { limit, after } = c.var.input!.query as { limit?: number; after?: string }
+  route(app, 'listTurnOutputs', (c, req) => {
+    const session = visibleSession(c.var.deps, req.auth, req.params.session_id)
+    const turn = visibleTurn(c, session, req.params.turn_id)
+    const { limit, after } = req.query
     const from = after === undefined ? -1 : decodeCursor(after, turn.id)
     const page = listOutputs(c.var.deps.db, turn.id, from, limit ?? DEFAULT_PAGE)
     const more = listOutputs(c.var.deps.db, turn.id, page.last, 1).items.length > 0
@@ -149,23 +157,23 @@ export function sessionRoutes(app: Hono<Env>): void {
     }
   })
 
-  route(app, 'cancelTurn', (c) => {
-    const session = visibleSession(c.var.deps, c.var.auth!, c.req.param('session_id')!)
-    const turn = visibleTurn(c, session, c.req.param('turn_id')!)
-    if (turn.terminal) return { status: 200, body: turnDetail(c.var.deps, turn) }
+  route(app, 'cancelTurn', (c, req) => {
+    const session = visibleSession(c.var.deps, req.auth, req.params.session_id)
+    const turn = visibleTurn(c, session, req.params.turn_id)
+    if (turn.terminal) return { status: 200, body: turnDetail(c.var.deps, session, turn) }
     requestCancel(c.var.deps, turn, 'CANCELED')
-    return { status: 202, body: turnDetail(c.var.deps, turn), execution: turn.id }
+    return { status: 202, body: turnDetail(c.var.deps, session, turn), execution: turn.id }
   })
 
   // Assumed path: answers a question action of a Turn (ActionResolveInput, actions:resolve). In the private beta
   // a Turn never has one (404); with the interactive-action facility it resumes the Turn (execution/actions.ts).
-  route(app, 'resolveTurnAction', (c) => {
+  route(app, 'resolveTurnAction', (c, req) => {
     const deps = c.var.deps
-    const session = visibleSession(c.var.deps, c.var.auth!, c.req.param('session_id')!)
-    const turn = visibleTurn(c, session, c.req.param('turn_id')!)
-    const action = actionOf(deps, turn.id, c.req.param('action_id')!)
+    const session = visibleSession(c.var.deps, req.auth, req.params.session_id)
+    const turn = visibleTurn(c, session, req.params.turn_id)
+    const action = actionOf(deps, turn.id, req.params.action_id)
     assertNotEnded(deps, action, false)
-    resolveQuestion(deps, turn, action, c.var.input!.body as QuestionResolve)
+    resolveQuestion(deps, turn, action, req.body)
     return {
       status: 202,
       execution: turn.id,
@@ -174,18 +182,18 @@ export function sessionRoutes(app: Hono<Env>): void {
         status: 'RESOLVED',
         session_id: session.id,
         turn_id: turn.id,
-        turn_status: turn.status,
+        turn_status: turnStatus(turn.status),
         run_id: null,
         run_status: null,
-        idempotency_expires_at: c.var.input!.idempotencyExpiresAt,
+        idempotency_expires_at: req.idempotencyExpiresAt,
         status_url: `/v1/sessions/${session.id}/turns/${turn.id}`,
       },
     }
   })
 
-  route(app, 'closeSession', (c) => {
+  route(app, 'closeSession', (c, req) => {
     const deps = c.var.deps
-    const session = visibleSession(c.var.deps, c.var.auth!, c.req.param('session_id')!)
+    const session = visibleSession(c.var.deps, req.auth, req.params.session_id)
     const current = latestTurnOfSession(deps.db, session.id)
     if (current && !current.terminal)
       throw new ApiError('SESSION_BUSY', {
@@ -196,9 +204,9 @@ export function sessionRoutes(app: Hono<Env>): void {
     return { status: 200, body: sessionDetail(deps, { ...session, status: 'CLOSED' }) }
   })
 
-  route(app, 'deleteSession', (c) => {
+  route(app, 'deleteSession', (c, req) => {
     const deps = c.var.deps
-    const session = visibleSession(c.var.deps, c.var.auth!, c.req.param('session_id')!)
+    const session = visibleSession(c.var.deps, req.auth, req.params.session_id)
     const nowMs = deps.clock.nowMs()
     updateSession(deps.db, session.id, { deleted_at: nowMs })
     // Retention: deleting a Session deletes its files.

@@ -11,17 +11,13 @@ import { COST_CATEGORIES, EXECUTION_SHARES, roundSu, splitByCategory } from '../
 import { PREPARATION_SU } from '../domain/preparation.js'
 import { ApiError } from '../errors.js'
 import { route } from '../http/route.js'
+import type { Schema, TypedRequest } from '../http/typed.js'
 import { getDeployment } from '../store/deployments.js'
 import { getExecution, getSession } from '../store/executions.js'
 import { openSpend, settledByCategory, type UsageFilter } from '../store/usage.js'
 import { countPreparationsByReadiness } from '../store/works.js'
 
-type CategoryUsage = {
-  status: 'PENDING' | 'FINAL'
-  total_su: number | null
-  settled_su: number
-  reserved_su: number
-}
+type CategoryUsage = Schema<'CostCategoryUsage'>
 
 const notFound = (what: string) =>
   new ApiError('NOT_FOUND', { message: `No such ${what} (or it is outside this key's access).` })
@@ -31,10 +27,10 @@ const notFound = (what: string) =>
  * revealed; AUTH rule 5). A Deployment, Session or Turn must be of a Deployment the key may call; a Run must
  * be of the key's Project. Deleted Sessions and Runs still answer: billing identifiers are kept (Deletion).
  */
-function visibleFilter(c: Context<Env>): UsageFilter {
+function visibleFilter(c: Context<Env>, req: TypedRequest<'getUsage'>): UsageFilter {
   const { db } = c.var.deps
-  const auth = c.var.auth!
-  const q = c.var.input!.query as UsageFilter
+  const auth = req.auth
+  const q = req.query
   const callable = (deploymentId: string | null) =>
     deploymentId !== null && auth.deploymentIds.includes(deploymentId)
   if (q.deployment_id !== undefined) {
@@ -57,8 +53,15 @@ function visibleFilter(c: Context<Env>): UsageFilter {
   return q
 }
 
-/** The usage body for a Project and filter at the current virtual time. */
-export function usageBody(deps: Deps, projectId: string, filter: UsageFilter) {
+/**
+ * The usage body for a Project and filter at the current virtual time. settled_su and reserved_su are not
+ * among the documented UsageResponse fields (the schema allows more).
+ */
+export function usageBody(
+  deps: Deps,
+  projectId: string,
+  filter: UsageFilter,
+): Schema<'UsageResponse'> & { settled_su: number; reserved_su: number } {
   const settled = settledByCategory(deps.db, projectId, filter)
   const open = openSpend(deps.db, projectId, filter)
   const openSpent = splitByCategory(open.reduce((s, e) => s + e.spent_su, 0))
@@ -91,7 +94,7 @@ export function usageBody(deps: Deps, projectId: string, filter: UsageFilter) {
 }
 
 /** The works preparations' usage (assumed shape: the CostCategoryUsage fields and a count). */
-function preparationsUsage(deps: Deps, projectId: string) {
+function preparationsUsage(deps: Deps, projectId: string): CategoryUsage & { count: number } {
   const { ready, preparing } = countPreparationsByReadiness(deps.db, projectId, deps.clock.nowMs())
   const settledSu = roundSu(ready * PREPARATION_SU)
   return {
@@ -104,8 +107,8 @@ function preparationsUsage(deps: Deps, projectId: string) {
 }
 
 export function usageRoutes(app: Hono<Env>): void {
-  route(app, 'getUsage', (c) => ({
+  route(app, 'getUsage', (c, req) => ({
     status: 200,
-    body: usageBody(c.var.deps, c.var.auth!.projectId, visibleFilter(c)),
+    body: usageBody(c.var.deps, req.auth.projectId, visibleFilter(c, req)),
   }))
 }

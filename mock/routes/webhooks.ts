@@ -10,7 +10,8 @@ import type { Deps, Env } from '../deps.js'
 import { eventExpired } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
 import { chargeRate } from '../middleware/rate-limit.js'
-import { route, type Reply } from '../http/route.js'
+import { route } from '../http/route.js'
+import type { Reply, Schema, TypedRequest } from '../http/typed.js'
 import { getEvent } from '../store/events.js'
 import {
   activeEndpoints,
@@ -42,10 +43,17 @@ const REGISTRATION_DNS_MS = 3000
 const DEFAULT_PAGE = 50
 const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['PENDING', 'SUCCEEDED', 'FAILED', 'CANCELED']
 
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString())
+function iso(ms: number): string
+function iso(ms: number | null): string | null
+function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString()
+}
 
-/** An endpoint without its secret (the secret is shown only by registration and rotation). */
-function endpointView(e: EndpointRecord): Record<string, unknown> {
+/**
+ * An endpoint without its secret (the secret is shown only by registration and rotation). rotated_at is not
+ * among the documented WebhookEndpoint fields (the schema allows more).
+ */
+function endpointView(e: EndpointRecord): Schema<'WebhookEndpoint'> {
   return {
     id: e.id,
     project_id: e.project_id,
@@ -98,9 +106,12 @@ function checkEventTypes(types: string[] | undefined): void {
 }
 
 /** An endpoint of the owner's Project that is not deleted; else 404. */
-function ownEndpoint(c: Context<Env>): EndpointRecord {
-  const e = getEndpoint(c.var.deps.db, c.req.param('endpoint_id') ?? '')
-  if (!e || e.project_id !== c.var.ownerProjectId || e.status !== 'ACTIVE') {
+function ownEndpoint(
+  c: Context<Env>,
+  req: TypedRequest<'updateWebhookEndpoint' | 'deleteWebhookEndpoint' | 'rotateWebhookSecret'>,
+): EndpointRecord {
+  const e = getEndpoint(c.var.deps.db, req.params.endpoint_id)
+  if (!e || e.project_id !== req.ownerProjectId || e.status !== 'ACTIVE') {
     throw new ApiError('NOT_FOUND', { message: 'No such webhook endpoint.' })
   }
   return e
@@ -120,15 +131,15 @@ function endpointLimitReached(): ApiError {
 /** Registers the webhook management operations on the /api/runtime sub-app. */
 export function webhookRoutes(app: Hono<Env>): void {
   // WHM-001, WHM-002, WHM-003, WHM-006
-  route(app, 'createWebhookEndpoint', async (c): Promise<Reply> => {
+  route(app, 'createWebhookEndpoint', async (c, req) => {
     const deps = c.var.deps
     const { db, clock, ids } = deps
-    const projectId = c.var.ownerProjectId!
-    const body = c.var.input!.body as { url: string; event_types?: string[] }
+    const projectId = req.ownerProjectId
+    const body = req.body
     checkEventTypes(body.event_types)
     if (activeEndpoints(db, projectId).length >= MAX_ENDPOINTS) throw endpointLimitReached()
     await checkAddress(deps, body.url)
-    return db.tx(() => {
+    return db.tx((): Reply<'createWebhookEndpoint'> => {
       if (activeEndpoints(db, projectId).length >= MAX_ENDPOINTS) throw endpointLimitReached()
       const nowMs = clock.nowMs()
       const endpoint: EndpointRecord = {
@@ -149,20 +160,20 @@ export function webhookRoutes(app: Hono<Env>): void {
     })
   })
 
-  route(app, 'listWebhookEndpoints', (c): Reply => {
-    const items = activeEndpoints(c.var.deps.db, c.var.ownerProjectId!).map(endpointView)
+  route(app, 'listWebhookEndpoints', (c, req) => {
+    const items = activeEndpoints(c.var.deps.db, req.ownerProjectId).map(endpointView)
     return { status: 200, body: { items } }
   })
 
   // WHM-011: a change of address or event types cancels waiting deliveries; nothing past goes to the new one.
-  route(app, 'updateWebhookEndpoint', async (c): Promise<Reply> => {
+  route(app, 'updateWebhookEndpoint', async (c, req) => {
     const deps = c.var.deps
-    const body = c.var.input!.body as { url?: string; event_types?: string[] }
-    ownEndpoint(c)
+    const body = req.body
+    ownEndpoint(c, req)
     checkEventTypes(body.event_types)
     if (body.url !== undefined) await checkAddress(deps, body.url)
-    return deps.db.tx(() => {
-      const before = ownEndpoint(c)
+    return deps.db.tx((): Reply<'updateWebhookEndpoint'> => {
+      const before = ownEndpoint(c, req)
       const after: EndpointRecord = {
         ...before,
         url: body.url ?? before.url,
@@ -178,10 +189,10 @@ export function webhookRoutes(app: Hono<Env>): void {
     })
   })
 
-  route(app, 'deleteWebhookEndpoint', (c): Reply => {
+  route(app, 'deleteWebhookEndpoint', (c, req) => {
     const deps = c.var.deps
-    return deps.db.tx(() => {
-      const e = ownEndpoint(c)
+    return deps.db.tx((): Reply<'deleteWebhookEndpoint'> => {
+      const e = ownEndpoint(c, req)
       const nowMs = deps.clock.nowMs()
       const deleted: EndpointRecord = {
         ...e,
@@ -196,10 +207,10 @@ export function webhookRoutes(app: Hono<Env>): void {
   })
 
   // WHM-007: the new secret signs every later attempt at once; receivers keep the old one for 20 s + 300 s.
-  route(app, 'rotateWebhookSecret', (c): Reply => {
+  route(app, 'rotateWebhookSecret', (c, req) => {
     const deps = c.var.deps
-    return deps.db.tx(() => {
-      const e = ownEndpoint(c)
+    return deps.db.tx((): Reply<'rotateWebhookSecret'> => {
+      const e = ownEndpoint(c, req)
       const nowMs = deps.clock.nowMs()
       const rotated: EndpointRecord = {
         ...e,
@@ -221,11 +232,11 @@ export function webhookRoutes(app: Hono<Env>): void {
   })
 
   // WHM-008: newest first; FAILED deliveries are the dead-letter list (status=FAILED).
-  route(app, 'listWebhookDeliveries', (c): Reply => {
+  route(app, 'listWebhookDeliveries', (c, req) => {
     const deps = c.var.deps
-    const projectId = c.var.ownerProjectId!
-    const query = c.var.input!.query as { limit?: number; after?: string; status?: string }
-    if (query.status !== undefined && !(DELIVERY_STATUSES as string[]).includes(query.status)) {
+    const projectId = req.ownerProjectId
+    const query = req.query
+    if (query.status !== undefined && !DELIVERY_STATUSES.some((s) => s === query.status)) {
       throw new ApiError('INVALID_INPUT', {
         status: 422,
         message: `status must be one of ${DELIVERY_STATUSES.join(', ')}.`,
@@ -252,11 +263,11 @@ export function webhookRoutes(app: Hono<Env>): void {
   })
 
   // WHM-009 (Idempotency-Key, by route()), WHM-010, WHM-012, WHN-005: same event, same bytes, new attempts.
-  route(app, 'replayWebhookDelivery', (c): Reply => {
+  route(app, 'replayWebhookDelivery', (c, req) => {
     const deps = c.var.deps
     const { db, clock, config } = deps
-    const projectId = c.var.ownerProjectId!
-    const original = getDelivery(db, c.req.param('delivery_id') ?? '')
+    const projectId = req.ownerProjectId
+    const original = getDelivery(db, req.params.delivery_id)
     if (!original || original.project_id !== projectId) {
       throw new ApiError('NOT_FOUND', { message: 'No such webhook delivery.' })
     }

@@ -6,12 +6,16 @@
 import type { Hono } from 'hono'
 import { visibleWorkflow } from '../access/access.js'
 import type { Env } from '../deps.js'
-import { acceptRun, type RunRequest } from '../execution/accept.js'
+import { acceptRun } from '../execution/accept.js'
 import { route } from '../http/route.js'
+import type { Schema } from '../http/typed.js'
 import type { Workflow } from '../store/workflows.js'
 
-/** WF-001, WF-002: the workflow description; error.code inside the 200 body when it is not available. */
-function workflowBody(w: Workflow) {
+/**
+ * WF-001, WF-002: the workflow description; error.code inside the 200 body when it is not available. id and
+ * name are not among the documented Workflow fields (the schema allows more; the mock always showed them).
+ */
+function workflowBody(w: Workflow): Schema<'Workflow'> & { id: string; name: string } {
   return {
     id: w.id,
     name: w.name,
@@ -32,15 +36,15 @@ function workflowBody(w: Workflow) {
 }
 
 export function workflowRoutes(app: Hono<Env>): void {
-  route(app, 'getWorkflow', (c) => ({
+  route(app, 'getWorkflow', (c, req) => ({
     status: 200,
-    body: workflowBody(visibleWorkflow(c.var.deps, c.var.auth!, c.req.param('workflow_id')!)),
+    body: workflowBody(visibleWorkflow(c.var.deps, req.auth, req.params.workflow_id)),
   }))
 
-  route(app, 'createRun', (c) => {
-    const { deps, auth, input } = c.var
-    const workflow = visibleWorkflow(deps, auth!, c.req.param('workflow_id')!)
-    const run = acceptRun(deps, auth!, workflow, input!.body as RunRequest)
+  route(app, 'createRun', (c, req) => {
+    const deps = c.var.deps
+    const workflow = visibleWorkflow(deps, req.auth, req.params.workflow_id)
+    const run = acceptRun(deps, req.auth, workflow, req.body)
     return {
       status: 202,
       execution: run.id,
@@ -48,7 +52,7 @@ export function workflowRoutes(app: Hono<Env>): void {
         run_id: run.id,
         status_url: `/v1/runs/${run.id}`,
         events_url: `/v1/runs/${run.id}/events`,
-        idempotency_expires_at: input!.idempotencyExpiresAt,
+        idempotency_expires_at: req.idempotencyExpiresAt,
       },
     }
   })

@@ -6,7 +6,7 @@
  * live in mock/domain/preparation.ts; this module maps them to HTTP.
  */
 import type { Context, Hono } from 'hono'
-import type { Env } from '../deps.js'
+import type { AuthInfo, Env } from '../deps.js'
 import {
   isTerminal,
   newPreparation,
@@ -16,12 +16,12 @@ import {
   transition,
   workKey,
   workStatus,
-  type Actor,
   type PreparationError,
   type PreparationState,
 } from '../domain/preparation.js'
 import { ApiError } from '../errors.js'
 import { route } from '../http/route.js'
+import type { Reply, Schema, TypedRequest } from '../http/typed.js'
 import { packageDigest, preparationView } from '../works/preparations.js'
 import {
   getPreparation,
@@ -39,7 +39,7 @@ const DEFAULT_PAGE = 50
 const iso = (ms: number) => new Date(ms).toISOString()
 
 /** The Work record (assumed shape; spec Work). */
-function workView(w: WorkRecord, latest: PreparationState) {
+function workView(w: WorkRecord, latest: PreparationState): Schema<'Work'> {
   return {
     id: w.id,
     revision: w.revision,
@@ -54,9 +54,9 @@ function workView(w: WorkRecord, latest: PreparationState) {
 }
 
 /** A preparation of the key's Project, observed at the current virtual time; else 404 NOT_FOUND. */
-function visiblePreparation(c: Context<Env>, id: string): PreparationRecord {
+function visiblePreparation(c: Context<Env>, auth: AuthInfo, id: string): PreparationRecord {
   const p = getPreparation(c.var.deps.db, id)
-  if (p?.project_id !== c.var.auth!.projectId)
+  if (p?.project_id !== auth.projectId)
     throw new ApiError('NOT_FOUND', { message: 'No such preparation.' })
   return { ...p, state: observe(p.state, c.var.deps.clock.nowMs()) }
 }
@@ -81,10 +81,10 @@ function preparationError(e: PreparationError): ApiError {
 }
 
 /** POST /v1/works: a new work, or a new revision of the same-titled work whose preparation has ended. */
-function createWork(c: Context<Env>) {
+function createWork(c: Context<Env>, req: TypedRequest<'createWork'>): Reply<'createWork'> {
   const { db, clock, ids } = c.var.deps
-  const projectId = c.var.auth!.projectId
-  const parsed = parseWorkInput(c.var.input!.body)
+  const projectId = req.auth.projectId
+  const parsed = parseWorkInput(req.body)
   if ('code' in parsed) {
     if (parsed.code === 'INVALID_INPUT')
       throw new ApiError('INVALID_INPUT', {
@@ -135,17 +135,20 @@ function createWork(c: Context<Env>) {
     updated_at: nowMs,
   }
   saveWork(db, work)
-  return { status: 201 as const, body: workView(work, state) }
+  return { status: 201, body: workView(work, state) }
 }
 
 /** GET /v1/preparations paging: limit and after are declared (x-assumed) in the spec and validated there. */
-function page(c: Context<Env>): { limit: number; afterSeq: number } {
-  const query = c.var.input!.query as { limit?: number; after?: string }
+function page(
+  c: Context<Env>,
+  req: TypedRequest<'listPreparations'>,
+): { limit: number; afterSeq: number } {
+  const query = req.query
   const limit = query.limit ?? DEFAULT_PAGE
   const after = query.after
   if (after === undefined) return { limit, afterSeq: 0 }
   const p = getPreparation(c.var.deps.db, after)
-  if (p?.project_id !== c.var.auth!.projectId)
+  if (p?.project_id !== req.auth.projectId)
     throw new ApiError('INVALID_CURSOR', {
       message: 'after is the next_cursor of a previous page.',
       details: { parameter: 'after' },
@@ -156,10 +159,10 @@ function page(c: Context<Env>): { limit: number; afterSeq: number } {
 export function worksRoutes(app: Hono<Env>): void {
   route(app, 'createWork', createWork)
 
-  route(app, 'listPreparations', (c) => {
-    const { limit, afterSeq } = page(c)
+  route(app, 'listPreparations', (c, req) => {
+    const { limit, afterSeq } = page(c, req)
     const { db, clock } = c.var.deps
-    const rows = listPreparationsPage(db, c.var.auth!.projectId, afterSeq, limit + 1)
+    const rows = listPreparationsPage(db, req.auth.projectId, afterSeq, limit + 1)
     const items = rows.slice(0, limit)
     return {
       status: 200,
@@ -170,22 +173,17 @@ export function worksRoutes(app: Hono<Env>): void {
     }
   })
 
-  route(app, 'getPreparation', (c) => {
-    const p = visiblePreparation(c, c.req.param('preparation_id')!)
+  route(app, 'getPreparation', (c, req) => {
+    const p = visiblePreparation(c, req.auth, req.params.preparation_id)
     return { status: 200, body: preparationView(p, p.state) }
   })
 
-  route(app, 'answerPreparation', (c) => {
+  route(app, 'answerPreparation', (c, req) => {
     const deps = c.var.deps
-    const auth = c.var.auth!
-    const body = c.var.input!.body as {
-      expected_preparation_revision: number
-      answers: unknown[]
-      actor?: Actor | null
-    }
+    const { auth, body } = req
     // Read, check and write in one transaction: answers apply atomically (WORK-004).
-    return deps.db.tx(() => {
-      const p = visiblePreparation(c, c.req.param('preparation_id')!)
+    return deps.db.tx((): Reply<'answerPreparation'> => {
+      const p = visiblePreparation(c, auth, req.params.preparation_id)
       const t = transition(p.state, {
         type: 'answer',
         at: deps.clock.nowMs(),
@@ -196,7 +194,7 @@ export function worksRoutes(app: Hono<Env>): void {
       })
       if (!t.ok) throw preparationError(t.error)
       savePreparationState(deps.db, p.id, t.state)
-      return { status: 200 as const, body: preparationView(p, t.state) }
+      return { status: 200, body: preparationView(p, t.state) }
     })
   })
 }

@@ -3,6 +3,7 @@
  * mapping. Sequences, listeners and retention live in mock/events/log.ts; every lookup is by primary key or
  * the (aggregate_id, sequence) index.
  */
+import type { components } from '../../spec/index.js'
 import type { Db } from './db.js'
 
 export type AggregateKind = 'SESSION' | 'RUN'
@@ -16,7 +17,7 @@ export type EventRecord = {
   /** ms since the epoch (virtual clock). */
   created_at: number
   /** Public data only: content kind, sanitized text, tool names, status. Never tool arguments or reasoning. */
-  data: Record<string, unknown> & { kind: string }
+  data: components['schemas']['ItemContent']
   project_id: string
   session_id: string | null
   turn_id: string | null

@@ -2,6 +2,7 @@
  * Sessions, executions (Turns; Runs share the table) and output items: prepared statements and row <-> domain
  * mapping. Every lookup is by primary key or an index, so request work stays O(1) in the store size.
  */
+import type { components, ErrorCode } from '../../spec/index.js'
 import type { ScenarioStep } from '../execution/scenarios.js'
 import type { Db } from './db.js'
 import type { OutputContract } from './deployments.js'
@@ -18,8 +19,11 @@ export type SessionRecord = {
   workflow_run_id: string | null
 }
 
+/** An execution's status: RunStatus (a Turn's are the same less PARTIALLY_SUCCEEDED, which only a Run reaches). */
+export type ExecutionStatus = components['schemas']['RunStatus']
+
 export type ExecutionError = {
-  code: string
+  code: ErrorCode
   message: string
   retryable: false
   details?: Record<string, unknown>
@@ -48,7 +52,7 @@ export type ExecutionRecord = {
   session_id: string | null
   workflow_id: string | null
   published_version: number | null
-  status: string
+  status: ExecutionStatus
   error: ExecutionError | null
   scenario: string
   steps: ScenarioStep[]
@@ -142,7 +146,10 @@ export function updateSession(
   }
 }
 
-export function insertExecution(db: Db, e: Omit<ExecutionRecord, 'seq'>): ExecutionRecord {
+export function insertExecution<E extends Omit<ExecutionRecord, 'seq'>>(
+  db: Db,
+  e: E,
+): ExecutionRecord & E {
   const seq = (
     db.stmt('SELECT COALESCE(MAX(rowid), 0) + 1 AS n FROM executions').get() as { n: number }
   ).n
@@ -268,10 +275,19 @@ export function countWaiting(db: Db, projectId: string): number {
   ).n
 }
 
-/** A Run: an execution of kind RUN with its Run facts. */
-export type RunRecord = ExecutionRecord & { run: RunFacts }
+/** A Run: an execution of kind RUN with its Run facts, its workflow and the published version it runs. */
+export type RunRecord = ExecutionRecord & {
+  kind: 'RUN'
+  run: RunFacts
+  workflow_id: string
+  published_version: number
+}
 
-export type OutputItem = Record<string, unknown> & { id: string; key: string; type: string }
+/** A Turn: an execution of kind TURN, in a Session. */
+export type TurnRecord = ExecutionRecord & { kind: 'TURN'; session_id: string }
+
+/** An output item as stored and shown (OutputItem: TextOutput, JsonOutput, FileOutput or UrlOutput). */
+export type OutputItem = components['schemas']['OutputItem']
 
 export function insertOutput(db: Db, executionId: string, item: OutputItem): void {
   const position = (

@@ -2,6 +2,7 @@
  * Workflows: prepared statements and row <-> domain mapping (published version, availability, input schema,
  * result contract, limits and the publication facts the Run engine needs: steps, partial results, approval).
  */
+import type { ErrorCode } from '../../spec/index.js'
 import type { Db } from './db.js'
 import type { OutputContract } from './deployments.js'
 
@@ -20,7 +21,7 @@ export type Workflow = {
   published_version: number
   available: boolean
   /** Set when available is false (for example WORKFLOW_UNAVAILABLE). */
-  error_code: string | null
+  error_code: ErrorCode | null
   input_schema: Record<string, unknown>
   outputs: OutputContract[]
   limits: WorkflowLimits
@@ -37,7 +38,7 @@ type WorkflowRow = {
   name: string
   published_version: number
   available: number
-  error_code: string | null
+  error_code: ErrorCode | null
   input_schema_json: string
   outputs_json: string
   limits_json: string
@@ -128,7 +129,11 @@ export function publishWorkflow(
 }
 
 /** Stops a Workflow (control API): available false with the given error code. */
-export function stopWorkflow(db: Db, id: string, errorCode = 'WORKFLOW_UNAVAILABLE'): boolean {
+export function stopWorkflow(
+  db: Db,
+  id: string,
+  errorCode: ErrorCode = 'WORKFLOW_UNAVAILABLE',
+): boolean {
   return (
     db.stmt('UPDATE workflows SET available = 0, error_code = ? WHERE id = ?').run(errorCode, id)
       .changes > 0

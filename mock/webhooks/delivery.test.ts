@@ -146,6 +146,15 @@ async function setup(options: Parameters<typeof createMock>[0] = {}) {
     expect(res.status, JSON.stringify(res.body)).toBe(201)
     return res.body as { id: string; secret: string }
   }
+  // A stored OUTCOME with a field that must never reach a notice.
+  const outcome: Extract<EventRecord['data'], { kind: 'OUTCOME' }> & { secret_result: string } = {
+    kind: 'OUTCOME',
+    status: 'SUCCEEDED',
+    error: null,
+    item_ids: [],
+    usage: { status: 'FINAL', total_su: 0 },
+    secret_result: 'never sent',
+  }
   const emit = (e: Partial<EventRecord> & { type: string }): EventRecord =>
     mock.deps.db.tx(() =>
       appendEvent(mock.deps, {
@@ -155,7 +164,7 @@ async function setup(options: Parameters<typeof createMock>[0] = {}) {
         session_id: '11111111-1111-4111-8111-111111111111',
         turn_id: '22222222-2222-4222-8222-222222222222',
         status: 'SUCCEEDED',
-        data: { kind: 'OUTCOME', status: 'SUCCEEDED', secret_result: 'never sent' },
+        data: outcome,
         ...e,
       }),
     )

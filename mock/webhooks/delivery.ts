@@ -6,6 +6,7 @@
  * and 24 h after the first attempt (7 attempts in all), then the delivery is FAILED, the dead-letter list.
  * A delivery never touches the execution it reports on (WHN-023) and never starts work (WHN-019).
  */
+import type { components } from '../../spec/index.js'
 import type { SideEffect, TimerContext, TimerKinds } from '../clock/timer-kinds.js'
 import type { Deps } from '../deps.js'
 import type { EventRecord } from '../events/log.js'
@@ -229,7 +230,10 @@ export function cancelWaitingDeliveries(deps: Deps, endpointId: string): number 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString())
 
 /** A delivery as the management API shows it: ids, status, counts, times, the fixed code and the number. */
-export function deliveryView(deps: Deps, d: DeliveryRecord): Record<string, unknown> {
+export function deliveryView(
+  deps: Deps,
+  d: DeliveryRecord,
+): components['schemas']['WebhookDelivery'] {
   return {
     id: d.id,
     endpoint_id: d.endpoint_id,

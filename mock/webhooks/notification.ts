@@ -53,7 +53,7 @@ const STATUS_BY_SUFFIX: Record<string, string> = {
 /** The status at the time of the event (rule: do not overwrite stored state with it). */
 function statusOf(event: EventRecord): string {
   if (event.status) return event.status
-  const inner = event.data.status
+  const inner = 'status' in event.data ? event.data.status : undefined
   if (typeof inner === 'string') return inner
   if (event.type === 'run.step.completed') return 'RUNNING'
   const suffix = event.type.slice(event.type.indexOf('.') + 1)

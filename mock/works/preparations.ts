@@ -3,6 +3,7 @@
  * the routes and the control API make to them. The rules live in mock/domain/preparation.ts.
  */
 import { createHash } from 'node:crypto'
+import type { components } from '../../spec/index.js'
 import type { Deps } from '../deps.js'
 import {
   observe,
@@ -24,7 +25,10 @@ export const packageDigest = (workId: string, revision: number, change: number):
   createHash('sha256').update(`${workId}:${revision}:${change}`).digest('hex')
 
 /** The Preparation record (assumed shape; spec Preparation): open questions only, answers so far. */
-export function preparationView(p: PreparationRecord, s: PreparationState) {
+export function preparationView(
+  p: PreparationRecord,
+  s: PreparationState,
+): components['schemas']['Preparation'] {
   return {
     id: p.id,
     work_id: p.work_id,
