@@ -122,8 +122,7 @@ export function acceptSession(
   deployment: Deployment,
   body: TurnRequest,
 ): TurnRecord {
-  if (deployment.status !== 'ACTIVE')
-    throw new ApiError('DEPLOYMENT_UNAVAILABLE', { message: 'The Deployment is RETIRED.' })
+  // The Session is inserted inside the request's transaction: acceptTurn's refusals roll it back.
   const nowMs = deps.clock.nowMs()
   const session: SessionRecord = {
     id: deps.ids.uuid(),
@@ -158,8 +157,11 @@ export function acceptInput(
   return acceptTurn(deps, auth, deployment, session, body)
 }
 
-/** Accepts a new Turn in a Session (creation or added input): limits defaults, budget, concurrency, scenario. */
-export function acceptTurn(
+/**
+ * Accepts a new Turn in a Session (creation or added input): an ACTIVE Deployment (409
+ * DEPLOYMENT_UNAVAILABLE), input files, limits defaults, budget, concurrency, scenario.
+ */
+function acceptTurn(
   deps: Deps,
   auth: AuthInfo,
   deployment: Deployment,
