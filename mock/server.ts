@@ -6,7 +6,12 @@
  * also percent-encoded) is refused before routing: URL parsing would resolve it and could lead a /v1 path
  * onto the control API.
  */
-import { createServer as createNodeServer, type Server } from 'node:http'
+import {
+  createServer as createNodeServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { getRequestListener } from '@hono/node-server'
 import type { Deps } from './deps.js'
@@ -53,25 +58,45 @@ export const hasDotSegment = (target: string): boolean => DOT_SEGMENT.test(targe
 /** An HTTP server for the mock (not listening yet). */
 export function createServer(mock: Servable): Server {
   const serveApp = getRequestListener(mock.fetch)
-  const server = createNodeServer((req, res) => {
-    if (!hasDotSegment(req.url ?? '/')) return void serveApp(req, res)
+  /** Answers a request the app must not see with the envelope (the connection stays usable). */
+  const refuse = (res: ServerResponse, status: 400 | 404, message: string) => {
     const requestId = mock.deps.ids.requestId()
-    const error = new ApiError('HTTP_ERROR', {
-      status: 404,
-      message: 'no such path (dot segments are not resolved)',
-    })
-    const body = JSON.stringify(errorEnvelope(error, requestId))
-    res.writeHead(404, {
+    const body = JSON.stringify(
+      errorEnvelope(new ApiError('HTTP_ERROR', { status, message }), requestId),
+    )
+    res.writeHead(status, {
       'Content-Type': 'application/json',
       'Content-Length': Buffer.byteLength(body),
       'X-Request-Id': requestId,
       'Cache-Control': 'no-store',
     })
     res.end(body)
-  })
+  }
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    const target = req.url ?? ''
+    // An asterisk- or absolute-form target ("OPTIONS *", "GET http://…") is no path of the interface.
+    if (!target.startsWith('/')) return refuse(res, 400, 'the request target must be a path')
+    if (hasDotSegment(target))
+      return refuse(res, 404, 'no such path (dot segments are not resolved)')
+    // A request without Host (HTTP/1.0, or an HTTP/1.1 client that left it out) is served on our own name.
+    if (req.headers.host === undefined) req.headers.host = 'localhost'
+    void serveApp(req, res)
+  }
+  // requireHostHeader: Node's own answer to a missing Host has no envelope; the app serves it instead.
+  const server = createNodeServer({ requireHostHeader: false }, handle)
+  // An Expect header other than 100-continue: Node would answer its own 417; serve the request instead.
+  server.on('checkExpectation', handle)
   server.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
     // A connection reset or timeout has nobody left to answer.
     if (error.code === 'ECONNRESET' || !socket.writable) return socket.destroy()
+    // Bytes that cannot be framed after a complete request: that request is being answered; let its answer
+    // go out, then close (the rest cannot be read). Node keeps the pending response on the socket.
+    const pending = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage
+    if (pending && !pending.writableFinished && pending.req.complete) {
+      pending.shouldKeepAlive = false
+      pending.once('finish', () => socket.end())
+      return
+    }
     const requestId = mock.deps.ids.requestId()
     mock.deps.log.info('client error', { request_id: requestId, reason: error.code ?? 'unknown' })
     socket.end(clientErrorAnswer(error.code, requestId))

@@ -3454,6 +3454,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["Forbidden"];
             /** @description Token expired, used or invalid, or the file is absent: issue a new address. */
             404: {
                 headers: {
@@ -4626,6 +4627,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             /** @description Owner login token missing, invalid or expired, or an API key was sent (an API key can never perform management tasks). Code not shown; the mock uses INVALID_API_KEY. */
             401: {
                 headers: {
@@ -4707,6 +4709,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointCreated"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             /** @description Owner login token missing, invalid or expired, or an API key was sent (an API key can never perform management tasks). Code not shown; the mock uses INVALID_API_KEY. */
             401: {
                 headers: {
@@ -4730,6 +4733,8 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Invalid body or address, or the 10-endpoint limit is reached (code for the limit not shown; assumed INVALID_INPUT with details.reason). */
             422: {
                 headers: {
@@ -4784,6 +4789,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             /** @description Owner login token missing, invalid or expired, or an API key was sent (an API key can never perform management tasks). Code not shown; the mock uses INVALID_API_KEY. */
             401: {
                 headers: {
@@ -4807,6 +4813,8 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -4860,6 +4868,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             /** @description Owner login token missing, invalid or expired, or an API key was sent (an API key can never perform management tasks). Code not shown; the mock uses INVALID_API_KEY. */
             401: {
                 headers: {
@@ -4883,6 +4892,8 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Value outside allowed range or schema */
             422: {
                 headers: {
@@ -4939,6 +4950,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointCreated"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             /** @description Owner login token missing, invalid or expired, or an API key was sent (an API key can never perform management tasks). Code not shown; the mock uses INVALID_API_KEY. */
             401: {
                 headers: {
@@ -4962,6 +4974,8 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -5049,6 +5063,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -5097,6 +5112,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             /** @description Owner login token missing, invalid or expired, or an API key was sent (an API key can never perform management tasks). Code not shown; the mock uses INVALID_API_KEY. */
             401: {
                 headers: {
@@ -5121,6 +5137,8 @@ export interface operations {
             };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Value outside allowed range or schema */
             422: {
                 headers: {
