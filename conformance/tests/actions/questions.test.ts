@@ -4,7 +4,7 @@
  * Turn path. Mock only: the `needs-answer` scenario asks q1 (one of eur, usd) and q2 (any of emea, apac,
  * amer) at 2 s and succeeds 3 s after the answer.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it, type TestContext } from 'vitest'
+import { describe, expect, it, type TestContext } from 'vitest'
 import {
   resolveRunAction,
   setInteractiveActions,
@@ -16,19 +16,10 @@ import { req } from '../../support/req.js'
 import { readRun, startRun, type RunView } from '../../support/runs.js'
 import { newIdempotencyKey } from '../../support/session-create.js'
 import { assumedRule, mockOnly, role } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 import { newSession, readTurn } from '../events/flow.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
-afterAll(async () => {
-  await target.close()
-})
+const target = useTarget()
 
 const answers = {
   answers: [

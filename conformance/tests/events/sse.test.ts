@@ -5,11 +5,11 @@
  */
 import { randomUUID } from 'node:crypto'
 import { EventSource } from 'eventsource'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
 import { mockOnly, role } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 import { addTurn, DAY_S, newRun, newSession, readTurn, unthrottled, UUID } from './flow.js'
 import {
   closeAllStreams,
@@ -20,16 +20,9 @@ import {
   type SseFrame,
 } from './sse-support.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-afterAll(async () => {
+const target = useTarget()
+afterAll(() => {
   closeAllStreams()
-  await target.close()
-})
-beforeEach(async () => {
-  await target.fresh()
 })
 afterEach(() => {
   closeAllStreams()

@@ -3,23 +3,14 @@
  * {run, outputs, next_cursor} shape, outputs held back until the Run ends, usage PENDING then FINAL,
  * progress, expires_at from retention_days, output pages and cursors, scope and isolation.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
 import { getRun, readRun, startRun, TERMINAL_RUN_STATUSES } from '../../support/runs.js'
 import { mockOnly, role } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
-afterAll(async () => {
-  await target.close()
-})
+const target = useTarget()
 
 const RUN_STATUSES = [
   'QUEUED',
