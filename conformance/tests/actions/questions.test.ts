@@ -16,6 +16,7 @@ import { req } from '../../support/req.js'
 import { readRun, startRun, type RunView } from '../../support/runs.js'
 import { newIdempotencyKey } from '../../support/session-create.js'
 import { assumedRule, mockOnly, role } from '../../support/skip.js'
+import { expectDocumentedFields } from '../../support/unknown-fields.js'
 import { useTarget } from '../../support/use-target.js'
 import { newSession, readTurn } from '../events/flow.js'
 
@@ -49,14 +50,20 @@ describe('question actions', () => {
     expect(action.kind).toBe('QUESTION')
     expect(action.questions).toHaveLength(2)
     for (const q of action.questions!) {
-      expect(q).toEqual({
+      expect(q).toMatchObject({
         id: expect.any(String),
         text: expect.any(String),
         options: expect.any(Array),
         multi_select: expect.any(Boolean),
       })
+      // required_actions elements are not shown by the Run schema: their fields are read against ActionQuestion.
+      expectDocumentedFields(
+        '#/components/schemas/ActionQuestion',
+        q,
+        'required_actions[].questions[]',
+      )
       for (const o of q.options as Record<string, unknown>[]) {
-        expect(Object.keys(o).sort()).toEqual(['description', 'id', 'label'])
+        expect(Object.keys(o)).toEqual(expect.arrayContaining(['description', 'id', 'label']))
         expect(o.description === null || typeof o.description === 'string').toBe(true)
       }
     }

@@ -9,6 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
 import { mockOnly, role } from '../../support/skip.js'
+import { expectDocumentedFields } from '../../support/unknown-fields.js'
 import { useTarget } from '../../support/use-target.js'
 import { addTurn, DAY_S, newRun, newSession, readTurn, unthrottled, UUID } from './flow.js'
 import {
@@ -85,7 +86,8 @@ describe('SSE streams', () => {
       expect(f.lines.map((l) => l.slice(0, l.indexOf(':')))).toEqual(['id', 'event', 'data'])
       expect(f.id).toMatch(UUID)
       const e = eventOf(f)
-      expect(Object.keys(e).sort()).toEqual([...EVENT_FIELDS].sort())
+      expect(Object.keys(e)).toEqual(expect.arrayContaining(EVENT_FIELDS))
+      expectDocumentedFields('#/components/schemas/Event', e, 'SSE event')
       expect(e.event_id).toBe(f.id)
       expect(e.type).toBe(f.event)
       expect(e.aggregate_kind).toBe('SESSION')
@@ -305,9 +307,10 @@ describe('SSE streams', () => {
     expect(last.event).toBe('error')
     expect(last.id).toBeUndefined()
     const envelope = JSON.parse(last.data!) as { error: Record<string, unknown> }
-    expect(Object.keys(envelope.error).sort()).toEqual(
-      ['code', 'details', 'message', 'request_id', 'retryable'].sort(),
+    expect(Object.keys(envelope.error)).toEqual(
+      expect.arrayContaining(['code', 'details', 'message', 'request_id', 'retryable']),
     )
+    expectDocumentedFields('#/components/schemas/ErrorEnvelope', envelope, 'SSE error frame')
     expect(envelope.error.code).toBe('NOT_FOUND')
     expect(envelope.error.request_id).toBe(s.headers['x-request-id'])
   })

@@ -63,7 +63,7 @@ it(`${req('STATE-005', 'SES-001', 'SES-002', 'SES-003')} answers a valid creatio
 it(`${req('SES-017', 'SES-018', 'SES-019', 'SES-021')} shows a Turn with its status, usage PENDING without total, and no completion time before the end`, async () => {
   const turn = await readTurn(await accepted())
   expect(['QUEUED', 'RUNNING']).toContain(turn.status)
-  expect(turn.usage).toEqual({ status: 'PENDING', total_su: null })
+  expect(turn.usage).toMatchObject({ status: 'PENDING', total_su: null })
   expect(turn.completed_at ?? null).toBeNull()
 })
 
