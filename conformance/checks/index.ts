@@ -4,6 +4,7 @@ import { notAServerError } from './not-a-server-error.js'
 import { requiredHeaders } from './required-headers.js'
 import { responseSchemaConformance } from './response-schema-conformance.js'
 import { statusCodeConformance } from './status-code-conformance.js'
+import { unknownResponseFields } from './unknown-response-fields.js'
 import type { CheckContext, ResponseCheck } from './types.js'
 
 export const RESPONSE_CHECKS: readonly ResponseCheck[] = [
@@ -12,6 +13,7 @@ export const RESPONSE_CHECKS: readonly ResponseCheck[] = [
   statusCodeConformance,
   errorEnvelopeConformance,
   responseSchemaConformance,
+  unknownResponseFields,
 ]
 
 /** Runs every check; the first failure is thrown. */

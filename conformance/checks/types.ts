@@ -15,6 +15,8 @@ export type CheckContext = {
   path: string
   operation: Operation | undefined
   response: CheckedResponse
+  /** Undocumented response fields fail (true) or are warnings (false); default: isStrict() of support/strictness.ts. */
+  strict?: boolean
 }
 
 /** A check returns nothing when the property holds and throws ConformanceFailure when it does not. */

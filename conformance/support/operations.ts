@@ -69,15 +69,21 @@ export function responsePointer(pointer: string): string {
   return node?.$ref ?? pointer
 }
 
+/** The pointer of a response's body schema for a media type, if one is documented. */
+export function bodySchemaPointer(responsePtr: string, mediaType: string): string | undefined {
+  const target = responsePointer(responsePtr)
+  const res = resolve(target) as { content?: Record<string, { schema?: unknown }> } | undefined
+  if (!res?.content?.[mediaType]?.schema) return undefined
+  return `${target}/content/${escapePointer(mediaType)}/schema`
+}
+
 /** The validator of a response's body schema for a media type, if one is documented. */
 export function bodyValidator(
   responsePtr: string,
   mediaType: string,
 ): ValidateFunction | undefined {
-  const target = responsePointer(responsePtr)
-  const res = resolve(target) as { content?: Record<string, { schema?: unknown }> } | undefined
-  if (!res?.content?.[mediaType]?.schema) return undefined
-  return specAjv.at(`${target}/content/${escapePointer(mediaType)}/schema`)
+  const pointer = bodySchemaPointer(responsePtr, mediaType)
+  return pointer === undefined ? undefined : specAjv.at(pointer)
 }
 
 /** Headers documented on a response (after following its `$ref`). */
@@ -86,6 +92,9 @@ export function documentedHeaders(responsePtr: string): string[] {
     { headers?: Record<string, unknown> } | undefined
   return Object.keys(res?.headers ?? {})
 }
+
+/** The node of the document at a JSON pointer (`#/components/schemas/Run`), if any. */
+export const resolvePointer = (pointer: string): unknown => resolve(pointer)
 
 function resolve(pointer: string): unknown {
   return pointer

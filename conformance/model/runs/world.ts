@@ -158,7 +158,7 @@ export function observeRun(m: Model, r: ModelRun, res: ApiResponse): void {
     // RUN-010: no outputs before the end; usage not settled.
     expect(outputs).toEqual([])
     expect(next_cursor).toBeNull()
-    expect(run.usage).toEqual({ status: 'PENDING', total_su: null })
+    expect(run.usage).toMatchObject({ status: 'PENDING', total_su: null })
     if (r.cancelRequested) expect(status).toBe('CANCEL_REQUESTED')
   } else {
     const code = run.error?.code

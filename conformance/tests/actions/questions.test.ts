@@ -4,7 +4,7 @@
  * Turn path. Mock only: the `needs-answer` scenario asks q1 (one of eur, usd) and q2 (any of emea, apac,
  * amer) at 2 s and succeeds 3 s after the answer.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it, type TestContext } from 'vitest'
+import { describe, expect, it, type TestContext } from 'vitest'
 import {
   resolveRunAction,
   setInteractiveActions,
@@ -16,19 +16,11 @@ import { req } from '../../support/req.js'
 import { readRun, startRun, type RunView } from '../../support/runs.js'
 import { newIdempotencyKey } from '../../support/session-create.js'
 import { assumedRule, mockOnly, role } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { expectDocumentedFields } from '../../support/unknown-fields.js'
+import { useTarget } from '../../support/use-target.js'
 import { newSession, readTurn } from '../events/flow.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
-afterAll(async () => {
-  await target.close()
-})
+const target = useTarget()
 
 const answers = {
   answers: [
@@ -58,14 +50,20 @@ describe('question actions', () => {
     expect(action.kind).toBe('QUESTION')
     expect(action.questions).toHaveLength(2)
     for (const q of action.questions!) {
-      expect(q).toEqual({
+      expect(q).toMatchObject({
         id: expect.any(String),
         text: expect.any(String),
         options: expect.any(Array),
         multi_select: expect.any(Boolean),
       })
+      // required_actions elements are not shown by the Run schema: their fields are read against ActionQuestion.
+      expectDocumentedFields(
+        '#/components/schemas/ActionQuestion',
+        q,
+        'required_actions[].questions[]',
+      )
       for (const o of q.options as Record<string, unknown>[]) {
-        expect(Object.keys(o).sort()).toEqual(['description', 'id', 'label'])
+        expect(Object.keys(o)).toEqual(expect.arrayContaining(['description', 'id', 'label']))
         expect(o.description === null || typeof o.description === 'string').toBe(true)
       }
     }

@@ -3,16 +3,7 @@
  * Runs: actions and resolve; Approval handling rules 1-6). Mock only: the facility is switched on with the
  * control API and the `needs-approval` scenario holds a stage at 2 s and confirms the result at 4 s.
  */
-import {
-  afterAll,
-  afterEach,
-  beforeAll,
-  beforeEach,
-  describe,
-  expect,
-  it,
-  type TestContext,
-} from 'vitest'
+import { afterEach, describe, expect, it, type TestContext } from 'vitest'
 import {
   approval,
   changeContent,
@@ -36,20 +27,11 @@ import {
 } from '../../support/runs.js'
 import { newIdempotencyKey } from '../../support/session-create.js'
 import { mockOnly, role } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 import { closeAllStreams, openRaw } from '../events/sse-support.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
+const target = useTarget()
 afterEach(() => closeAllStreams())
-afterAll(async () => {
-  await target.close()
-})
 
 type RunWithActions = RunView & { required_actions?: RequiredActionView[] }
 

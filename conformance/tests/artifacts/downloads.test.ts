@@ -4,24 +4,15 @@
  * GET on the address needs no key, answers the whole file (no Range) and then never again. Mock-only:
  * artifacts are made through the control API, and time is virtual.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { makeArtifact, mockControl } from '../../support/artifacts.js'
 import type { ApiResponse } from '../../support/client.js'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 import { sample, sha256Hex } from '../../support/uploads.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
-afterAll(async () => {
-  await target.close()
-})
+const target = useTarget()
 
 type DownloadReceipt = { url: string; expires_at: string }
 

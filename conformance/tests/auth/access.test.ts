@@ -2,7 +2,7 @@
  * Access rules (What the service does; Authentication 3 and 5): the private-beta gate, Project and Deployment
  * isolation answered exactly like absence, delegated access, and scopes.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { idempotencyKeyOfBytes } from '../../arbitraries/headers.js'
 import type { ApiResponse } from '../../support/client.js'
 import {
@@ -16,18 +16,9 @@ import { retryRateLimited } from '../../support/pace.js'
 import { req } from '../../support/req.js'
 import { createSession, newIdempotencyKey } from '../../support/session-create.js'
 import { assumedRule, role } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-afterAll(async () => {
-  await target.close()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
+const target = useTarget()
 
 /** The error object without request_id (new per request), to compare two 404s. */
 const errorWithoutRequestId = (res: ApiResponse) => {

@@ -3,24 +3,16 @@
  * revoked or expired key is 401 INVALID_API_KEY (Errors > Codes).
  */
 import fc from 'fast-check'
-import { afterAll, beforeAll, beforeEach, describe, it } from 'vitest'
+import { describe, it } from 'vitest'
 import { invalidAuthorization } from '../../arbitraries/headers.js'
 import { expectError } from '../../support/expect-error.js'
 import { fcParams } from '../../support/fc.js'
 import { req } from '../../support/req.js'
 import { role } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import type { Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-afterAll(async () => {
-  await target.close()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
+const target = useTarget()
 
 /** Reads that exist today and a path with an id: both must refuse a bad key the same way. */
 const paths = (t: Target) => ['/v1/deployments', `/v1/deployments/${t.world.deployments.active}`]

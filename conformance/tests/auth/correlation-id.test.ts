@@ -4,25 +4,16 @@
  * ^[A-Za-z0-9._:-]{1,128}$ (x-assumed), so the format tests run only on a mock target.
  */
 import fc from 'fast-check'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { correlationId, invalidCorrelationId } from '../../arbitraries/headers.js'
 import { expectError } from '../../support/expect-error.js'
 import { fcParams } from '../../support/fc.js'
 import { retryRateLimited } from '../../support/pace.js'
 import { req } from '../../support/req.js'
 import { assumedRule } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-afterAll(async () => {
-  await target.close()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
+const target = useTarget()
 
 const read = (value: string) =>
   retryRateLimited(target, () =>

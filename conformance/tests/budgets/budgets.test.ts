@@ -4,25 +4,16 @@
  * (/_mock/projects/{id}/budget) sets budgets and records settled spend, and virtual time crosses midnight.
  */
 import fc from 'fast-check'
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import type { ApiResponse } from '../../support/client.js'
 import { expectError } from '../../support/expect-error.js'
 import { fcParams } from '../../support/fc.js'
 import { req } from '../../support/req.js'
 import { createSession } from '../../support/session-create.js'
 import { mockOnly } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-afterAll(async () => {
-  await target.close()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
+const target = useTarget()
 
 type Window = {
   window_start: string

@@ -4,23 +4,14 @@
  * what the key may call. (The response checks validate the OpenAPI schema on every response; these tests state
  * the document's table itself.)
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { samplePath } from '../../support/documented.js'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
 import { role } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-afterAll(async () => {
-  await target.close()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
+const target = useTarget()
 
 type Deployment = Record<string, unknown>
 

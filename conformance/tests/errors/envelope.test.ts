@@ -4,24 +4,15 @@
  * rejections are HTTP_ERROR; 429 has Retry-After and details.reset_at.
  */
 import fc from 'fast-check'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { ApiResponse } from '../../support/client.js'
 import { samplePath } from '../../support/documented.js'
 import { expectError } from '../../support/expect-error.js'
 import { fcParams } from '../../support/fc.js'
 import { req } from '../../support/req.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-afterAll(async () => {
-  await target.close()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
+const target = useTarget()
 
 /** A few kinds of request: success, 401, 404 NOT_FOUND, 404 HTTP_ERROR, 405 HTTP_ERROR. */
 type Kind = 'success' | 'no-key' | 'absent' | 'no-path' | 'no-method'

@@ -4,24 +4,17 @@
  * the list bounds, and retention (SESSION_EXPIRED).
  */
 import { randomUUID } from 'node:crypto'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
 import { assumedRule, mockOnly } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 import { addTurn, DAY_S, newSession, unthrottled, UUID } from './flow.js'
 import { closeAllStreams, eventOf, openRaw } from './sse-support.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-afterAll(async () => {
+const target = useTarget()
+afterAll(() => {
   closeAllStreams()
-  await target.close()
-})
-beforeEach(async () => {
-  await target.fresh()
 })
 afterEach(() => {
   closeAllStreams()

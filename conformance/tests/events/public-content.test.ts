@@ -5,25 +5,18 @@
  */
 import { randomUUID } from 'node:crypto'
 import fc from 'fast-check'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { loadOpenApi } from '../../../spec/index.js'
 import { fcParams } from '../../support/fc.js'
 import { req } from '../../support/req.js'
 import { mockOnly } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 import { newSession } from './flow.js'
 import { closeAllStreams, eventOf, openRaw } from './sse-support.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-afterAll(async () => {
+const target = useTarget()
+afterAll(() => {
   closeAllStreams()
-  await target.close()
-})
-beforeEach(async () => {
-  await target.fresh()
 })
 afterEach(() => {
   closeAllStreams()

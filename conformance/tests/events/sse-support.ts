@@ -1,9 +1,10 @@
 /**
  * SSE helpers of the events tests: a raw HTTP reader that keeps the stream's exact text (frame format,
- * keep-alive comments, error frames) and a parser of standard SSE frames. Every wait is bounded; every
- * stream opened here is closed by closeAllStreams() (call it in afterEach).
+ * keep-alive comments, error frames) and a parser of standard SSE frames (LF, CR or CRLF line ends). Every
+ * wait is bounded; every stream opened here is closed by closeAllStreams() (call it in afterEach).
  */
 import http from 'node:http'
+import { createParser } from 'eventsource-parser'
 
 export type SseFrame = {
   id?: string
@@ -46,29 +47,53 @@ export function track<T extends { close(): void }>(x: T): T {
   return x
 }
 
-/** Parses standard SSE frames (LF line ends, blank line between frames). */
+/**
+ * Parses the complete frames of an SSE stream's text as the SSE standard reads them: lines end with LF, CR or
+ * CRLF, a blank line ends a frame. Field values, comments and event dispatch come from eventsource-parser (a
+ * standard parser); this function only cuts the text at blank lines so that each frame keeps its own lines,
+ * including frames that carry only comments (keep-alive), which dispatch no event.
+ */
 export function parseFrames(text: string): SseFrame[] {
-  const complete = text.slice(0, text.lastIndexOf('\n\n') + 2)
-  return complete
-    .split('\n\n')
-    .filter((block) => block.length > 0)
-    .map((block) => {
-      const frame: SseFrame = { comments: [], lines: block.split('\n') }
-      for (const line of frame.lines) {
-        if (line.startsWith(':')) {
-          frame.comments.push(line.slice(1).trim())
-          continue
-        }
-        const i = line.indexOf(':')
-        const field = i < 0 ? line : line.slice(0, i)
-        const value = i < 0 ? '' : line.slice(i + 1).replace(/^ /, '')
-        if (field === 'id') frame.id = value
-        else if (field === 'event') frame.event = value
-        else if (field === 'data')
-          frame.data = frame.data === undefined ? value : `${frame.data}\n${value}`
-      }
-      return frame
-    })
+  const frames: SseFrame[] = []
+  let current: SseFrame = { comments: [], lines: [] }
+  const parser = createParser({
+    onEvent: (e) => {
+      current.id = e.id
+      current.event = e.event
+      current.data = e.data
+    },
+    onComment: (comment) => current.comments.push(comment),
+  })
+  for (const raw of completeFrames(text.replace(/^\uFEFF/, ''))) {
+    current = { comments: [], lines: raw.lines }
+    // A frame cut after a lone CR: the streaming parser waits for the next character to tell CR from CRLF,
+    // but the blank line is ended either way (completeFrames never cuts a CRLF), so an LF completes it now.
+    parser.feed(raw.text.endsWith('\r') ? `${raw.text}\n` : raw.text)
+    if (raw.lines.length > 0) frames.push(current)
+  }
+  return frames
+}
+
+const LINE_END = /\r\n|\r|\n/g
+
+/** The complete frames of the text (each up to and including its blank line), with their lines as sent. */
+function completeFrames(text: string): { text: string; lines: string[] }[] {
+  const out: { text: string; lines: string[] }[] = []
+  let lines: string[] = []
+  let lineStart = 0
+  let frameStart = 0
+  for (const m of text.matchAll(LINE_END)) {
+    const line = text.slice(lineStart, m.index)
+    lineStart = m.index + m[0].length
+    if (line !== '') {
+      lines.push(line)
+      continue
+    }
+    out.push({ text: text.slice(frameStart, lineStart), lines })
+    frameStart = lineStart
+    lines = []
+  }
+  return out
 }
 
 /** Opens GET path with Accept text/event-stream; resolves once the status line and headers are in. */

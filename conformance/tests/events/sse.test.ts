@@ -5,24 +5,25 @@
  */
 import { randomUUID } from 'node:crypto'
 import { EventSource } from 'eventsource'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
 import { mockOnly, role } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { expectDocumentedFields } from '../../support/unknown-fields.js'
+import { useTarget } from '../../support/use-target.js'
 import { addTurn, DAY_S, newRun, newSession, readTurn, unthrottled, UUID } from './flow.js'
-import { closeAllStreams, eventOf, openRaw, track, type RawStream } from './sse-support.js'
+import {
+  closeAllStreams,
+  eventOf,
+  openRaw,
+  track,
+  type RawStream,
+  type SseFrame,
+} from './sse-support.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-afterAll(async () => {
+const target = useTarget()
+afterAll(() => {
   closeAllStreams()
-  await target.close()
-})
-beforeEach(async () => {
-  await target.fresh()
 })
 afterEach(() => {
   closeAllStreams()
@@ -85,7 +86,8 @@ describe('SSE streams', () => {
       expect(f.lines.map((l) => l.slice(0, l.indexOf(':')))).toEqual(['id', 'event', 'data'])
       expect(f.id).toMatch(UUID)
       const e = eventOf(f)
-      expect(Object.keys(e).sort()).toEqual([...EVENT_FIELDS].sort())
+      expect(Object.keys(e)).toEqual(expect.arrayContaining(EVENT_FIELDS))
+      expectDocumentedFields('#/components/schemas/Event', e, 'SSE event')
       expect(e.event_id).toBe(f.id)
       expect(e.type).toBe(f.event)
       expect(e.aggregate_kind).toBe('SESSION')
@@ -117,8 +119,9 @@ describe('SSE streams', () => {
     await s.waitFor(hasType('turn.completed'), 'the stored events')
     expect(s.text()).not.toContain(': keep-alive')
     await control.advance(15)
-    await s.waitFor((x) => x.text().includes('\n: keep-alive\n\n'), 'a keep-alive comment')
-    const comment = s.frames().find((f) => f.comments.length > 0)!
+    const isKeepAlive = (f: SseFrame) => f.comments.some((c) => c.startsWith('keep-alive'))
+    await s.waitFor((x) => x.frames().some(isKeepAlive), 'a keep-alive comment')
+    const comment = s.frames().find(isKeepAlive)!
     expect(comment.lines).toEqual([': keep-alive'])
     expect(comment.id).toBeUndefined()
   })
@@ -304,9 +307,10 @@ describe('SSE streams', () => {
     expect(last.event).toBe('error')
     expect(last.id).toBeUndefined()
     const envelope = JSON.parse(last.data!) as { error: Record<string, unknown> }
-    expect(Object.keys(envelope.error).sort()).toEqual(
-      ['code', 'details', 'message', 'request_id', 'retryable'].sort(),
+    expect(Object.keys(envelope.error)).toEqual(
+      expect.arrayContaining(['code', 'details', 'message', 'request_id', 'retryable']),
     )
+    expectDocumentedFields('#/components/schemas/ErrorEnvelope', envelope, 'SSE error frame')
     expect(envelope.error.code).toBe('NOT_FOUND')
     expect(envelope.error.request_id).toBe(s.headers['x-request-id'])
   })

@@ -4,23 +4,14 @@
  */
 import { randomUUID } from 'node:crypto'
 import fc from 'fast-check'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { expectError } from '../../support/expect-error.js'
 import { fcParams } from '../../support/fc.js'
 import { req } from '../../support/req.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 import { upload } from '../../support/uploads.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
-afterAll(async () => {
-  await target.close()
-})
+const target = useTarget()
 
 const text = fc
   .string({ unit: 'grapheme', minLength: 1, maxLength: 200 })

@@ -2,24 +2,15 @@
  * Upload retention and account rules: a pre-uploaded file's expires_at (24 hours), the 50 SU minimum balance
  * (not charged) and the Project storage limit. Balance and storage rules need the mock's control API.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 import { helloTxt, upload } from '../../support/uploads.js'
 
 const DAY_S = 24 * 3600
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
-afterAll(async () => {
-  await target.close()
-})
+const target = useTarget()
 
 type FileReceipt = { file_id: string; size_bytes: number; expires_at: string }
 /** Mock-only rules need virtual time and the control API; on a real target the test is skipped. */

@@ -4,23 +4,14 @@
  * format, a macro document or an encrypted PDF is refused with 415.
  */
 import fc from 'fast-check'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { expectError } from '../../support/expect-error.js'
 import { fcParams } from '../../support/fc.js'
 import { req } from '../../support/req.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 import { ALLOWED_TYPES, sample, sha256Hex, upload } from '../../support/uploads.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
-afterAll(async () => {
-  await target.close()
-})
+const target = useTarget()
 
 const baseName = fc.stringMatching(/^[A-Za-z0-9_-]{1,24}$/)
 

@@ -6,7 +6,7 @@
  */
 import { request as httpRequest } from 'node:http'
 import fc from 'fast-check'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { smallSessionBody, sessionBody, type SessionBody } from '../../arbitraries/bodies.js'
 import {
   IDEMPOTENCY_KEY_BYTES,
@@ -26,7 +26,7 @@ import {
   type SessionReceipt,
 } from '../../support/session-create.js'
 import { mockOnly } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 
 /**
  * Session creation with node:http and a Buffer body, so the key's bytes reach the wire as they are: supertest
@@ -61,16 +61,7 @@ function rawCreate(idem: string, body: unknown): Promise<{ status: number; text:
     r.end(payload)
   })
 }
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-afterAll(async () => {
-  await target.close()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
+const target = useTarget()
 
 const DAY_MS = 24 * 60 * 60 * 1000
 const TERMINAL = ['SUCCEEDED', 'FAILED', 'CANCELED', 'EXPIRED']

@@ -5,25 +5,16 @@
  * counters (target.fresh()), so these run only on a mock target; 429 shape is also checked in
  * errors/envelope.test.ts on any target.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { idempotencyKeyOfBytes } from '../../arbitraries/headers.js'
 import type { ApiResponse } from '../../support/client.js'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
 import { createSession, newIdempotencyKey } from '../../support/session-create.js'
 import { mockOnly, role } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-afterAll(async () => {
-  await target.close()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
+const target = useTarget()
 
 const READ_PER_MINUTE = 60
 const ACCEPT_PER_MINUTE = 10

@@ -5,7 +5,7 @@
  */
 import { deflateSync, gzipSync } from 'node:zlib'
 import fc from 'fast-check'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { SESSION_BOUNDS, smallSessionBody, sessionBody } from '../../arbitraries/bodies.js'
 import { sessionBodyViolation, type BodyViolation } from '../../arbitraries/invalid.js'
 import type { ApiResponse } from '../../support/client.js'
@@ -17,18 +17,9 @@ import {
   newIdempotencyKey,
   type SessionReceipt,
 } from '../../support/session-create.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-afterAll(async () => {
-  await target.close()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
+const target = useTarget()
 
 /** Violations the target can be held to: those resting on an x-assumed choice only on a mock. */
 const violations = () => sessionBodyViolation().filter((v) => !v.assumed || !!target.control)

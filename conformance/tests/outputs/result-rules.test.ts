@@ -4,23 +4,14 @@
  * failures, URL, path, name, type and contract checks, file preparation, expiry and masking. Scripted with the
  * mock's result-rule scenarios on virtual time, so every test here is mock-only.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it, type TestContext } from 'vitest'
+import { describe, expect, it, type TestContext } from 'vitest'
 import { req } from '../../support/req.js'
 import { publishWorkflow, readRun, startRun, type OutputView } from '../../support/runs.js'
 import { createSession, newIdempotencyKey } from '../../support/session-create.js'
 import { mockOnly, role } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
-afterAll(async () => {
-  await target.close()
-})
+const target = useTarget()
 
 type Turn = {
   id: string

@@ -3,24 +3,15 @@
  * exist with their scopes, but no Run has actions, so they answer 404 NOT_FOUND; bodies are still checked.
  */
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
 import { startRun } from '../../support/runs.js'
 import { newIdempotencyKey } from '../../support/session-create.js'
 import { mockOnly, role } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
-afterAll(async () => {
-  await target.close()
-})
+const target = useTarget()
 
 const approval = {
   decision: 'APPROVE',

@@ -3,7 +3,7 @@
  * child executions are confirmed ended, 200 unchanged when terminal, EXTERNAL_EFFECT_UNKNOWN, a stopped
  * workflow cancels its Runs, delete blocks reads at once and replays its receipt.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
 import {
@@ -22,18 +22,9 @@ import {
 } from '../../support/runs.js'
 import { newIdempotencyKey } from '../../support/session-create.js'
 import { mockOnly, role } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
-afterAll(async () => {
-  await target.close()
-})
+const target = useTarget()
 
 describe('run cancel and delete', () => {
   it(`${req('STATE-008', 'STATE-009')} answers 202 CANCEL_REQUESTED; the Run stays so until confirmed, then CANCELED`, async (ctx) => {

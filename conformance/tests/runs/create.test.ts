@@ -3,7 +3,7 @@
  * Limits): the 202 receipt, scope, body and input checks, limits ranges, unavailable and republished
  * workflows, the beta's refusal of approval-gated workflows, idempotent re-sends and file binding.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
 import {
@@ -17,19 +17,10 @@ import {
 } from '../../support/runs.js'
 import { newIdempotencyKey } from '../../support/session-create.js'
 import { mockOnly, role } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 import { helloTxt, upload } from '../../support/uploads.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
-afterAll(async () => {
-  await target.close()
-})
+const target = useTarget()
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 

@@ -1,19 +1,13 @@
 /** Internal Sessions held by workflow steps (Workflows and Runs, Run request rule 6). */
-import { afterAll, beforeAll, it, expect } from 'vitest'
+import { it, expect } from 'vitest'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
 import { startRun } from '../../support/runs.js'
 import { newIdempotencyKey } from '../../support/session-create.js'
 import { mockOnly, role } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-afterAll(async () => {
-  await target.close()
-})
+const target = useTarget({ freshEach: false })
 
 it(`${req('RUN-037', 'ERR-075')} refuses Session paths on a Session held by a workflow step with 409 WORKFLOW_MANAGED_SESSION`, async (ctx) => {
   const control = mockOnly(ctx, target, 'the internal Session id is known through the control API')

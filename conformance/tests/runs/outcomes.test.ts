@@ -3,22 +3,13 @@
  * documented terminal statuses and codes: missing required output, partial results with and without the
  * publication's permission, approval needed in the beta, deadline, queue time, budget, concurrency, FILE output.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { req } from '../../support/req.js'
 import { publishWorkflow, readRun, startRun } from '../../support/runs.js'
 import { mockOnly, role } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
-afterAll(async () => {
-  await target.close()
-})
+const target = useTarget()
 
 /** Runs one Run of the scenario to its end and returns its detail. */
 async function runScenario(

@@ -3,24 +3,15 @@
  * READY input file of this Project or Session, is bound to one execution, at most 20 and none twice, of a type
  * the Deployment accepts, and within its retention.
  */
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
 import { createSession, type SessionReceipt } from '../../support/session-create.js'
 import { mockOnly, role } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 import { sample, upload } from '../../support/uploads.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-afterAll(async () => {
-  await target.close()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
+const target = useTarget()
 
 async function uploaded(
   filename = 'hello.txt',

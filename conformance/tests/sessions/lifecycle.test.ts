@@ -2,7 +2,7 @@
  * Sessions and Turns through their life (Sessions and Turns; States and transitions; Concurrency; SU budgets):
  * receipts, reads, one Turn at a time, closing, deleting, time limits, revocation and scripted outcomes.
  */
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import type { ApiResponse } from '../../support/client.js'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
@@ -12,18 +12,9 @@ import {
   type SessionReceipt,
 } from '../../support/session-create.js'
 import { assumedRule, mockOnly } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-afterAll(async () => {
-  await target.close()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
+const target = useTarget()
 
 type Turn = {
   id: string
@@ -72,7 +63,7 @@ it(`${req('STATE-005', 'SES-001', 'SES-002', 'SES-003')} answers a valid creatio
 it(`${req('SES-017', 'SES-018', 'SES-019', 'SES-021')} shows a Turn with its status, usage PENDING without total, and no completion time before the end`, async () => {
   const turn = await readTurn(await accepted())
   expect(['QUEUED', 'RUNNING']).toContain(turn.status)
-  expect(turn.usage).toEqual({ status: 'PENDING', total_su: null })
+  expect(turn.usage).toMatchObject({ status: 'PENDING', total_su: null })
   expect(turn.completed_at ?? null).toBeNull()
 })
 

@@ -4,23 +4,18 @@
  * rules (conformance/model/runs/world.ts). On a real target only the time-free commands run.
  */
 import fc from 'fast-check'
-import { afterAll, beforeAll, it } from 'vitest'
+import { it } from 'vitest'
 import { runCommands } from '../../model/runs/commands.js'
 import type { Model, Real } from '../../model/runs/world.js'
 import { fcParams } from '../../support/fc.js'
 import { req } from '../../support/req.js'
 import { readWorkflow } from '../../support/runs.js'
 import { role } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 
-let target: Target
-beforeAll(async () => {
-  // Call-rate limits are tested on their own; here they would only move the clock behind the model's back.
-  target = await startTarget({ rateLimits: false })
-})
-afterAll(async () => {
-  await target.close()
-})
+// Call-rate limits are tested on their own; here they would only move the clock behind the model's back.
+// Every property run resets the world itself.
+const target = useTarget({ rateLimits: false, freshEach: false })
 
 it(`${req('STATE-001', 'STATE-002', 'STATE-005', 'STATE-006', 'STATE-008', 'STATE-009', 'STATE-011', 'STATE-014', 'STATE-016', 'STATE-022', 'STATE-028', 'RUN-004', 'RUN-005', 'RUN-007', 'RUN-010', 'RUN-011', 'RUN-021', 'DEL-001')} Runs follow the documented states and rules`, async (ctx) => {
   const workflowId = role(ctx, target.world.workflows.available, 'available workflow')

@@ -3,22 +3,17 @@
  * deletes, resends and clock moves, checked against a model written from the document's states and rules.
  */
 import fc from 'fast-check'
-import { afterAll, beforeAll, it } from 'vitest'
+import { it } from 'vitest'
 import { sessionCommands } from '../../model/sessions/commands.js'
 import type { Model, Real } from '../../model/sessions/world.js'
 import { fcParams } from '../../support/fc.js'
 import { req } from '../../support/req.js'
 import { mockOnly } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 
-let target: Target
-beforeAll(async () => {
-  // Call-rate limits are tested on their own; here they would only move the clock behind the model's back.
-  target = await startTarget({ rateLimits: false })
-})
-afterAll(async () => {
-  await target.close()
-})
+// Call-rate limits are tested on their own; here they would only move the clock behind the model's back.
+// Every property run resets the world itself.
+const target = useTarget({ rateLimits: false, freshEach: false })
 
 it(`${req('STATE-001', 'STATE-002', 'STATE-005', 'STATE-006', 'STATE-007', 'STATE-024', 'STATE-025', 'DEL-001', 'IDEM-001', 'BUD-007')} Sessions and Turns follow the documented states and rules`, async (ctx) => {
   const control = mockOnly(ctx, target, 'the model moves virtual time and queues scenarios')

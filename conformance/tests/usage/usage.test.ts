@@ -4,7 +4,7 @@
  * to the total. A filter naming a resource outside the key's access is 404 like an absent one (the mock's
  * choice; the document does not say). Category names and the preparations shape are x-assumed.
  */
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { expectError } from '../../support/expect-error.js'
 import { retryRateLimited } from '../../support/pace.js'
 import { req } from '../../support/req.js'
@@ -14,18 +14,9 @@ import {
   type SessionReceipt,
 } from '../../support/session-create.js'
 import { assumedRule, mockOnly, role } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-afterAll(async () => {
-  await target.close()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
+const target = useTarget()
 
 type CategoryUsage = {
   status: 'PENDING' | 'FINAL'

@@ -20,7 +20,8 @@ import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
 import { createSession, type SessionReceipt } from '../../support/session-create.js'
 import { assumedRule, role } from '../../support/skip.js'
-import { Deduplicator, startTarget, verifySignature, type Target } from '../../support/target.js'
+import { Deduplicator, verifySignature } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 import {
   answer,
   documentVerifies,
@@ -30,18 +31,15 @@ import {
   type Delivery,
 } from './receiver.js'
 
-let target: Target
+const target = useTarget({ allowInsecureWebhooks: true })
 const receiver = new TestReceiver()
 beforeAll(async () => {
-  target = await startTarget({ allowInsecureWebhooks: true })
   await receiver.start()
 })
 afterAll(async () => {
   await receiver.close()
-  await target.close()
 })
-beforeEach(async () => {
-  await target.fresh()
+beforeEach(() => {
   receiver.reset()
 })
 afterEach(() => {

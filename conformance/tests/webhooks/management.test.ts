@@ -3,24 +3,15 @@
  * started WITHOUT --allow-insecure-webhooks: the document's network rules apply at registration.
  */
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { ApiResponse } from '../../support/client.js'
 import { documentedOperations, samplePath } from '../../support/documented.js'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
 import { assumedRule, role } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-afterAll(async () => {
-  await target.close()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
+const target = useTarget()
 
 const base = () => `/api/runtime/projects/${target.world.projectId}`
 /** A public HTTPS address under the documentation domain (never receives anything in these tests). */

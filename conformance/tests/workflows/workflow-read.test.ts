@@ -3,23 +3,14 @@
  * published_version, input_schema, outputs, available and limits; an unavailable workflow is still a 200 with
  * error.code inside; workflows:read is needed; another Project's workflow is not revealed.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
 import type { WorkflowView } from '../../support/runs.js'
 import { role } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
-afterAll(async () => {
-  await target.close()
-})
+const target = useTarget()
 
 const read = (id: string, key = target.world.keys.full) =>
   target.api.get(`/v1/workflows/${id}`, { key })

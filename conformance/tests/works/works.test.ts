@@ -6,7 +6,7 @@
  * then a scope confirmation question "scope" answered {decision, package_digest} with an actor.
  */
 import fc from 'fast-check'
-import { afterAll, beforeAll, beforeEach, expect, it, type TestContext } from 'vitest'
+import { expect, it, type TestContext } from 'vitest'
 import type { ApiResponse } from '../../support/client.js'
 import { expectError } from '../../support/expect-error.js'
 import { fcParams } from '../../support/fc.js'
@@ -14,18 +14,9 @@ import { retryRateLimited } from '../../support/pace.js'
 import { req } from '../../support/req.js'
 import { newIdempotencyKey } from '../../support/session-create.js'
 import { assumedRule, mockOnly, role } from '../../support/skip.js'
-import { startTarget, type Target } from '../../support/target.js'
+import { useTarget } from '../../support/use-target.js'
 
-let target: Target
-beforeAll(async () => {
-  target = await startTarget()
-})
-afterAll(async () => {
-  await target.close()
-})
-beforeEach(async () => {
-  await target.fresh()
-})
+const target = useTarget()
 
 type Work = { id: string; revision: number; status: string; preparation_id: string }
 type Preparation = {
