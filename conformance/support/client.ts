@@ -108,6 +108,9 @@ export class ApiClient {
     const agent = request(this.baseUrl)
     let test = (agent[method.toLowerCase() as 'get'] as (p: string) => Test)(path)
     if (opts.key !== undefined) test = test.set('Authorization', `Bearer ${opts.key}`)
+    // A mock started with --control-token needs it on every control call, also those made with send().
+    else if (path.startsWith('/_mock/') && process.env.MOCK_CONTROL_TOKEN)
+      test = test.set('Authorization', `Bearer ${process.env.MOCK_CONTROL_TOKEN}`)
     if (opts.idem !== undefined) test = test.set('Idempotency-Key', opts.idem)
     for (const [k, v] of Object.entries(opts.headers ?? {})) test = test.set(k, v)
     if (opts.query) test = test.query(opts.query)

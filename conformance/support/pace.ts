@@ -314,7 +314,7 @@ export type PacerOptions = {
 }
 
 /** Skips the running test with a reason (or fails a hook, which cannot be skipped). */
-function skipCurrentTest(reason: string): never {
+export function skipCurrentTest(reason: string): never {
   const test = TestRunner.getCurrentTest()
   if (test) test.context.skip(reason)
   throw new Error(`skipped outside a test: ${reason}`)

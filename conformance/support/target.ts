@@ -12,7 +12,7 @@ import type { Server } from 'node:http'
 import { createMock, type Mock, type MockOptions } from '../../mock/index.js'
 import { ApiClient } from './client.js'
 import { MockControl } from './control.js'
-import { ledgerFromEnv, RunPacer } from './pace.js'
+import { CALL_RATES, ledgerFromEnv, RunPacer, skipCurrentTest } from './pace.js'
 import {
   discoverWorld,
   readWorldFile,
@@ -70,7 +70,19 @@ export async function startTarget(options: TargetOptions = {}): Promise<Target> 
     const api = new ApiClient(baseUrl)
     const control = new MockControl(api)
     await control.reset()
-    return mockTarget('mock-http', api, control, false, async () => {})
+    const target = await mockTarget('mock-http', api, control, false, async () => {})
+    // The option cannot be applied to a mock started elsewhere: a test that needs call rates off is skipped
+    // there when the mock enforces them (instead of failing on 429s that only move its clock).
+    if (options.rateLimits === false && (await enforcesCallRates(target))) {
+      const fresh = target.fresh
+      target.fresh = async () => {
+        skipCurrentTest(
+          'needs a mock without call-rate limits: this one enforces them (start it with --no-rate-limits)',
+        )
+        await fresh()
+      }
+    }
+    return target
   }
   const mock = await createMock({ clock: 'manual', ...options })
   const { server, baseUrl } = await serve(mock)
@@ -85,6 +97,20 @@ export async function startTarget(options: TargetOptions = {}): Promise<Target> 
       mock.close()
     },
   )
+}
+
+/** Whether a mock over HTTP answers the 61st read of a minute with 429 (then reset again). */
+async function enforcesCallRates(target: Target): Promise<boolean> {
+  let limited = false
+  for (let i = 0; i <= CALL_RATES.read && !limited; i++) {
+    const res = await target.api.get('/v1/deployments', {
+      key: target.world.keys.full,
+      check: false,
+    })
+    limited = res.status === 429
+  }
+  await target.fresh()
+  return limited
 }
 
 /** A real target's world: given whole (CLI, world file) or discovered from the key. */
