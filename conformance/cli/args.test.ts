@@ -46,6 +46,8 @@ describe('conformance CLI arguments', () => {
       '--max-su',
       '12.5',
       '--seed=-42',
+      '--num-runs',
+      '5',
       '--report-dir',
       'out',
     ])
@@ -59,15 +61,21 @@ describe('conformance CLI arguments', () => {
       maxExecutions: 3,
       maxSu: 12.5,
       seed: -42,
+      numRuns: 5,
       reportDir: 'out',
     })
   })
 
   it('takes the key and owner token from the environment, the flags first', () => {
-    const env = { CONFORMANCE_API_KEY: 'from-env', CONFORMANCE_OWNER_TOKEN: 'ot-env' }
+    const env = {
+      CONFORMANCE_API_KEY: 'from-env',
+      CONFORMANCE_OWNER_TOKEN: 'ot-env',
+      MOCK_CONTROL_TOKEN: 'ct-env',
+    }
     expect(parse(['--base-url', 'http://h'], env)).toMatchObject({
       apiKey: 'from-env',
       ownerToken: 'ot-env',
+      controlToken: 'ct-env',
     })
     expect(parse(['--base-url', 'http://h', '--api-key', 'flag'], env).apiKey).toBe('flag')
     expect(parse([], env).apiKey).toBeUndefined()

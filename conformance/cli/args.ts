@@ -14,6 +14,7 @@ target (default: the mock in this process)
   --world <file>            a world file (conformance/support/world.ts) giving further roles: more keys, another
                             Project's ids; the flags above take precedence
   --control-token <token>   the mock's control-API token, when it was started with --control-token
+                            (or env MOCK_CONTROL_TOKEN)
 
 spending (real targets only: without --allow-spend no execution is started and no file uploaded)
   --allow-spend             let tests start executions and upload files
@@ -23,6 +24,8 @@ spending (real targets only: without --allow-spend no execution is started and n
 selection and reports
   --only <ids>              requirement ids or areas, comma-separated (SVC-002,AUTH or --only SVC-002 --only AUTH)
   --seed <n>                fast-check seed (default: a new one, printed); the same seed replays the run
+  --num-runs <n>            fast-check examples per property (default: each test's own, mostly 25); fewer
+                            keeps a paced real-target run short, more searches deeper
   --report-dir <dir>        where junit.xml, requirements.md and requirements.json go (default ./conformance-report)
   --verbose                 vitest's own report as well (every test, full failure output)
   --help                    this text
@@ -46,6 +49,7 @@ export type CliOptions = {
   /** Requirement ids and area prefixes, upper-case. */
   only: string[]
   seed?: number
+  numRuns?: number
   reportDir: string
   verbose: boolean
   help: boolean
@@ -86,6 +90,7 @@ export function parseCliArgs(
         'max-su': { type: 'string' },
         only: { type: 'string', multiple: true },
         seed: { type: 'string' },
+        'num-runs': { type: 'string' },
         'report-dir': { type: 'string' },
         verbose: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -140,7 +145,8 @@ export function parseCliArgs(
     if (values.deployment !== undefined) options.deployment = values.deployment
     if (values.workflow !== undefined) options.workflow = values.workflow
     if (values.world !== undefined) options.world = values.world
-    if (values['control-token'] !== undefined) options.controlToken = values['control-token']
+    const controlToken = values['control-token'] ?? (env.MOCK_CONTROL_TOKEN || undefined)
+    if (controlToken !== undefined) options.controlToken = controlToken
   }
 
   if (values['max-executions'] !== undefined || values['max-su'] !== undefined) {
@@ -167,6 +173,8 @@ export function parseCliArgs(
     if (!options.only.includes(id)) options.only.push(id)
   }
 
+  if (values['num-runs'] !== undefined)
+    options.numRuns = positiveInteger('--num-runs', values['num-runs'])
   if (values.seed !== undefined) {
     const seed = Number(values.seed)
     if (!/^-?\d+$/.test(values.seed) || !Number.isSafeInteger(seed))

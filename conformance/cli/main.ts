@@ -37,6 +37,7 @@ const TARGET_ENV = [
   'CONFORMANCE_COORDINATOR',
   'FC_SEED',
   'FC_PATH',
+  'FC_NUM_RUNS',
 ]
 
 /** Per-test time on a real target: paced calls wait for the call-rate window (a minute per 60 reads). */
@@ -89,6 +90,7 @@ async function main(argv: string[]): Promise<number> {
 
   for (const name of TARGET_ENV) delete process.env[name]
   process.env.FC_SEED = String(seed)
+  if (options.numRuns !== undefined) process.env.FC_NUM_RUNS = String(options.numRuns)
   process.env.CONFORMANCE_CLI = '1'
   let coordinator: Coordinator | undefined
   if (options.baseUrl) process.env.TARGET_URL = options.baseUrl

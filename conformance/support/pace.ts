@@ -316,7 +316,11 @@ export type PacerOptions = {
 /** Skips the running test with a reason (or fails a hook, which cannot be skipped). */
 export function skipCurrentTest(reason: string): never {
   const test = TestRunner.getCurrentTest()
-  if (test) test.context.skip(reason)
+  if (test) {
+    // Kept on the result too: inside a property fast-check wraps the skip error, and its note would be lost.
+    if (test.result) (test.result as { note?: string }).note = reason
+    test.context.skip(reason)
+  }
   throw new Error(`skipped outside a test: ${reason}`)
 }
 
