@@ -118,7 +118,7 @@ async function main(argv: string[]): Promise<number> {
     )
   }
 
-  const progress = new ProgressReporter(out, kind !== 'in-process')
+  const progress = new ProgressReporter(out, kind !== 'in-process', kind === 'real')
   const requirements = new RequirementsReporter(
     catalog.requirements,
     {

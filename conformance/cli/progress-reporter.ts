@@ -1,6 +1,6 @@
 /**
  * Progress while the suite runs: a line per test file as it starts (HTTP targets run one file at a time) and as
- * it ends, with the count of files done, and each failure as it happens. The counts feed the CLI's summary.
+ * it ends, with the count of files done, each failure as it happens, and on a real target a line per test. The counts feed the CLI's summary.
  */
 import type { Reporter, TestCase, TestModule, TestSpecification } from 'vitest/node'
 import { outcomesOf } from './requirements-reporter.js'
@@ -30,6 +30,8 @@ export class ProgressReporter implements Reporter {
   constructor(
     private readonly write: (line: string) => void,
     private readonly announceStarts: boolean,
+    /** A line per test too (a paced real target can spend minutes in one file). */
+    private readonly perTest = false,
   ) {}
 
   onTestRunStart(specifications: ReadonlyArray<TestSpecification>) {
@@ -46,6 +48,11 @@ export class ProgressReporter implements Reporter {
 
   onTestCaseResult(t: TestCase) {
     const r = t.result()
+    if (this.perTest && r.state !== 'failed' && t.options.mode === 'run') {
+      const seconds = ((t.diagnostic()?.duration ?? 0) / 1000).toFixed(1)
+      const what = r.state === 'skipped' ? `skipped${r.note ? `: ${r.note}` : ''}` : r.state
+      this.write(`  ${t.name.slice(0, 100)}: ${what} (${seconds} s)`)
+    }
     if (r.state !== 'failed') return
     const message = (r.errors[0]?.message ?? 'failed').split('\n')[0]
     this.write(`  FAIL ${area(t.module.relativeModuleId)} > ${t.fullName}\n       ${message}`)
