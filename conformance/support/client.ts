@@ -1,11 +1,13 @@
 /**
  * The suite's HTTP client: supertest against the target's base URL. Every response it returns has passed
  * RESPONSE_CHECKS (conformance/checks) for the documented operation, before the test's own assertions.
+ * On a real target every request goes through the run's pacer (pace.ts: call rates, 429 resends, spending).
  */
 import request from 'supertest'
 import type { Response, Test } from 'supertest'
 import { runChecks } from '../checks/index.js'
 import { findOperation } from './operations.js'
+import type { RunPacer } from './pace.js'
 
 export type ApiResponse = {
   status: number
@@ -28,7 +30,11 @@ export type RequestOptions = {
 export type UploadFile = { content: Buffer | string; filename: string; contentType?: string }
 
 export class ApiClient {
-  constructor(readonly baseUrl: string) {}
+  constructor(
+    readonly baseUrl: string,
+    /** The run's pacer (real targets); without it requests go out as they are asked for. */
+    readonly pacer?: RunPacer,
+  ) {}
 
   get = (path: string, opts?: RequestOptions) => this.send('GET', path, undefined, opts)
   post = (path: string, body?: unknown, opts?: RequestOptions) =>
@@ -45,9 +51,11 @@ export class ApiClient {
     body?: unknown,
     opts: RequestOptions = {},
   ): Promise<ApiResponse> {
-    let test = this.prepare(method, path, opts)
-    if (body !== undefined) test = test.send(body as object)
-    return this.finish(method, path, await test, opts)
+    return this.paced({ method, path, idem: opts.idem, body }, async () => {
+      let test = this.prepare(method, path, opts)
+      if (body !== undefined) test = test.send(body as object)
+      return this.finish(method, path, await test, opts)
+    })
   }
 
   /** multipart/form-data upload with one part named `file` (plus optional extra fields and files). */
@@ -58,6 +66,19 @@ export class ApiClient {
       fields?: Record<string, string>
       extraFiles?: (UploadFile & { field: string })[]
     } = {},
+  ): Promise<ApiResponse> {
+    return this.paced({ method: 'POST', path, idem: opts.idem }, () =>
+      this.sendUpload(path, file, opts),
+    )
+  }
+
+  private async sendUpload(
+    path: string,
+    file: UploadFile | undefined,
+    opts: RequestOptions & {
+      fields?: Record<string, string>
+      extraFiles?: (UploadFile & { field: string })[]
+    },
   ): Promise<ApiResponse> {
     let test = this.prepare('POST', path, opts)
     if (file)
@@ -75,10 +96,21 @@ export class ApiClient {
     return this.finish('POST', path, await test, opts)
   }
 
+  /** One request through the pacer when there is one (sent again, unchanged, after a paced 429). */
+  private paced(
+    req: { method: string; path: string; idem?: string; body?: unknown },
+    send: () => Promise<ApiResponse>,
+  ): Promise<ApiResponse> {
+    return this.pacer ? this.pacer.send(req, send) : send()
+  }
+
   private prepare(method: string, path: string, opts: RequestOptions): Test {
     const agent = request(this.baseUrl)
     let test = (agent[method.toLowerCase() as 'get'] as (p: string) => Test)(path)
     if (opts.key !== undefined) test = test.set('Authorization', `Bearer ${opts.key}`)
+    // A mock started with --control-token needs it on every control call, also those made with send().
+    else if (path.startsWith('/_mock/') && process.env.MOCK_CONTROL_TOKEN)
+      test = test.set('Authorization', `Bearer ${process.env.MOCK_CONTROL_TOKEN}`)
     if (opts.idem !== undefined) test = test.set('Idempotency-Key', opts.idem)
     for (const [k, v] of Object.entries(opts.headers ?? {})) test = test.set(k, v)
     if (opts.query) test = test.query(opts.query)

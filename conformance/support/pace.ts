@@ -1,8 +1,28 @@
 /**
- * Keeps tests that make many Accept-class calls (uploads in a property) about their own rule, not the call
- * rate (RATE-001 has its own tests): a 429 RATE_LIMITED is sent again after Retry-After, by advancing virtual
- * time on the mock or by waiting on a real target.
+ * Pacing and spending of one conformance run.
+ *
+ * On a mock target (control API present) every test starts from fresh call-rate counters (target.fresh()), and
+ * retryRateLimited() below keeps tests that make many Accept-class calls about their own rule: a 429
+ * RATE_LIMITED is sent again after Retry-After, by advancing virtual time on the mock or by waiting on a real
+ * target.
+ *
+ * On a real target (no control API) nothing is reset, so every call of the run goes through one RunPacer
+ * (installed on the target's ApiClient by target.ts):
+ *   - call rates: the document's Accept class (10 per minute: creating a Session, Turn or Run, uploads) and
+ *     Read class (60 per minute: every other request) are kept by a sliding window shared by every call of the
+ *     run; a 429 with Retry-After pauses that class for every test and the same request (same Idempotency-Key,
+ *     same body) is sent again, a bounded number of times. Tests of the call-rate rules themselves (a title
+ *     naming a requirement whose codes include RATE_LIMITED or CONCURRENCY_LIMIT) are not held back and see
+ *     their 429s; their calls still count.
+ *   - spending: requests that start executions (Session, Turn, Run, work creation) or store files (uploads) are
+ *     sent only when the run allows spending (`--allow-spend`, TARGET_ALLOW_SPEND=1), within --max-executions
+ *     and --max-su (each execution reserves its limits.max_su, or the document's 100 SU cap); otherwise the
+ *     current test is skipped with the reason.
+ * The ledger is the conformance CLI's (one per run, over HTTP: CONFORMANCE_COORDINATOR), or one per test file
+ * when the suite runs without the CLI.
  */
+import { TestRunner } from 'vitest'
+import { loadRequirements } from '../../spec/index.js'
 import type { ApiResponse } from './client.js'
 import type { Target } from './target.js'
 
@@ -15,8 +35,338 @@ export async function retryRateLimited(
   for (let i = 1; i < attempts && res.status === 429; i++) {
     const seconds = Math.max(1, Number(res.headers['retry-after'] ?? 1))
     if (target.control) await target.control.advance(seconds)
-    else await new Promise((resolve) => setTimeout(resolve, seconds * 1000))
+    else await sleep(seconds * 1000)
     res = await send()
   }
   return res
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/** Limits > Call rates: the two classes and their limits per minute. */
+export type CallClass = 'accept' | 'read'
+export const CALL_RATES: Readonly<Record<CallClass, number>> = { accept: 10, read: 60 }
+/** The window a call occupies: a minute plus a margin for latency between this process and the target. */
+export const RATE_WINDOW_MS = 62_000
+
+/** What a request spends: a new execution (Session, Turn, Run, work) or stored bytes (an upload). */
+export type SpendKind = 'execution' | 'upload'
+
+const ACCEPT_PATHS: readonly RegExp[] = [
+  /^\/v1\/deployments\/[^/]+\/sessions$/,
+  /^\/v1\/sessions\/[^/]+\/turns$/,
+  /^\/v1\/workflows\/[^/]+\/runs$/,
+  /^\/v1\/files$/,
+  /^\/v1\/sessions\/[^/]+\/files$/,
+]
+const EXECUTION_PATHS: readonly RegExp[] = [
+  /^\/v1\/deployments\/[^/]+\/sessions$/,
+  /^\/v1\/sessions\/[^/]+\/turns$/,
+  /^\/v1\/workflows\/[^/]+\/runs$/,
+  /^\/v1\/works$/,
+]
+const UPLOAD_PATHS: readonly RegExp[] = [/^\/v1\/files$/, /^\/v1\/sessions\/[^/]+\/files$/]
+
+const bare = (path: string) => path.split('?')[0]!
+
+/** The call-rate class of a request (Limits > Call rates). */
+export function callClass(method: string, path: string): CallClass {
+  return method.toUpperCase() === 'POST' && ACCEPT_PATHS.some((p) => p.test(bare(path)))
+    ? 'accept'
+    : 'read'
+}
+
+/** Whether a request starts an execution or stores a file, if it does. */
+export function spendKind(method: string, path: string): SpendKind | undefined {
+  if (method.toUpperCase() !== 'POST') return undefined
+  if (EXECUTION_PATHS.some((p) => p.test(bare(path)))) return 'execution'
+  if (UPLOAD_PATHS.some((p) => p.test(bare(path)))) return 'upload'
+  return undefined
+}
+
+/** SU budgets: the cap of one Turn or Run unless limits.max_su sets a lower one. */
+export const DEFAULT_MAX_SU = 100
+
+/** The SU an execution request may spend at most: its limits.max_su when valid, else the document's cap. */
+export function suCap(body: unknown): number {
+  let parsed = body
+  if (typeof body === 'string' || Buffer.isBuffer(body)) {
+    try {
+      parsed = JSON.parse(body.toString())
+    } catch {
+      return DEFAULT_MAX_SU
+    }
+  }
+  const maxSu = (parsed as { limits?: { max_su?: unknown } } | null)?.limits?.max_su
+  return typeof maxSu === 'number' && maxSu > 0 && maxSu <= DEFAULT_MAX_SU ? maxSu : DEFAULT_MAX_SU
+}
+
+export type SpendPolicy = {
+  allow: boolean
+  /** Accepted executions at most (default 20). */
+  maxExecutions: number
+  /** SU reserved by accepted executions at most (default: no bound beyond maxExecutions). */
+  maxSu?: number
+}
+
+export type SpendRequest = {
+  kind: SpendKind
+  su: number
+  /** method, path and Idempotency-Key */ dedupe?: string
+}
+export type Reservation = { ok: true; id: number; counted: boolean } | { ok: false; reason: string }
+
+export type LedgerStats = {
+  calls: Record<CallClass, number>
+  pacedMs: number
+  rateLimited: number
+  executions: number
+  su: number
+  uploads: number
+  refused: Record<string, number>
+}
+
+/** The run's shared state: call windows and spending. Every method is async so a remote ledger fits. */
+export interface Ledger {
+  /** Takes a call slot of the class; resolves to the milliseconds to wait before sending (0 with wait false). */
+  slot(cls: CallClass, wait: boolean): Promise<number>
+  /** The target answered 429 with Retry-After: hold the class back for that long. */
+  blocked(cls: CallClass, seconds: number): Promise<void>
+  reserve(req: SpendRequest): Promise<Reservation>
+  /** The reserved request was answered: accepted (2xx) keeps the reservation, anything else returns it. */
+  settle(id: number, accepted: boolean): Promise<void>
+  stats(): Promise<LedgerStats>
+}
+
+/** The ledger itself (in the CLI process, or in a test file's process when the suite runs without the CLI). */
+export class RunLedger implements Ledger {
+  private readonly windows: Record<CallClass, number[]> = { accept: [], read: [] }
+  private readonly blockedUntil: Record<CallClass, number> = { accept: 0, read: 0 }
+  private readonly pending = new Map<number, SpendRequest & { counted: boolean }>()
+  private readonly acceptedKeys = new Set<string>()
+  private nextId = 1
+  private readonly counters: LedgerStats = {
+    calls: { accept: 0, read: 0 },
+    pacedMs: 0,
+    rateLimited: 0,
+    executions: 0,
+    su: 0,
+    uploads: 0,
+    refused: {},
+  }
+
+  constructor(
+    private readonly policy: SpendPolicy,
+    private readonly now: () => number = () => Date.now(),
+    private readonly rates: Readonly<Record<CallClass, number>> = CALL_RATES,
+    private readonly windowMs = RATE_WINDOW_MS,
+  ) {}
+
+  async slot(cls: CallClass, wait: boolean): Promise<number> {
+    return this.slotSync(cls, wait)
+  }
+
+  /** Reserves the earliest instant at which one more call keeps every window within its limit. */
+  slotSync(cls: CallClass, wait: boolean): number {
+    const now = this.now()
+    const times = this.windows[cls]
+    while (times.length > 0 && times[0]! <= now - this.windowMs) times.shift()
+    this.counters.calls[cls]++
+    if (!wait) {
+      // Kept in order: an unpaced call takes its place among the (possibly future) reserved instants.
+      const at = times.findIndex((t) => t > now)
+      times.splice(at === -1 ? times.length : at, 0, now)
+      return 0
+    }
+    let at = Math.max(now, this.blockedUntil[cls], times[times.length - 1] ?? 0)
+    const limit = this.rates[cls]
+    if (times.length >= limit) at = Math.max(at, times[times.length - limit]! + this.windowMs)
+    times.push(at)
+    this.counters.pacedMs += at - now
+    return at - now
+  }
+
+  async blocked(cls: CallClass, seconds: number): Promise<void> {
+    this.counters.rateLimited++
+    this.blockedUntil[cls] = Math.max(this.blockedUntil[cls], this.now() + seconds * 1000)
+  }
+
+  async reserve(req: SpendRequest): Promise<Reservation> {
+    return this.reserveSync(req)
+  }
+
+  reserveSync(req: SpendRequest): Reservation {
+    const refuse = (reason: string): Reservation => {
+      this.counters.refused[reason] = (this.counters.refused[reason] ?? 0) + 1
+      return { ok: false, reason }
+    }
+    if (!this.policy.allow) return refuse('needs --allow-spend')
+    const id = this.nextId++
+    // The same request sent again (same Idempotency-Key) starts no new execution.
+    if (req.kind === 'upload' || (req.dedupe && this.acceptedKeys.has(req.dedupe))) {
+      this.pending.set(id, { ...req, counted: false })
+      return { ok: true, id, counted: false }
+    }
+    if (this.counters.executions >= this.policy.maxExecutions)
+      return refuse(`--max-executions ${this.policy.maxExecutions} reached`)
+    if (this.policy.maxSu !== undefined && this.counters.su + req.su > this.policy.maxSu)
+      return refuse(`--max-su ${this.policy.maxSu} reached`)
+    this.counters.executions++
+    this.counters.su += req.su
+    this.pending.set(id, { ...req, counted: true })
+    return { ok: true, id, counted: true }
+  }
+
+  async settle(id: number, accepted: boolean): Promise<void> {
+    this.settleSync(id, accepted)
+  }
+
+  settleSync(id: number, accepted: boolean): void {
+    const req = this.pending.get(id)
+    if (!req) return
+    this.pending.delete(id)
+    if (accepted) {
+      if (req.kind === 'upload') this.counters.uploads++
+      if (req.dedupe && req.kind === 'execution') this.acceptedKeys.add(req.dedupe)
+    } else if (req.counted) {
+      this.counters.executions--
+      this.counters.su -= req.su
+    }
+  }
+
+  async stats(): Promise<LedgerStats> {
+    return this.statsSync()
+  }
+
+  statsSync(): LedgerStats {
+    return structuredClone(this.counters)
+  }
+}
+
+/** The CLI's ledger over HTTP (conformance/cli/coordinator.ts serves it on 127.0.0.1). */
+export class RemoteLedger implements Ledger {
+  constructor(private readonly url: string) {}
+
+  private async call<T>(op: string, body: unknown): Promise<T> {
+    const res = await fetch(`${this.url}/${op}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+    if (!res.ok) throw new Error(`conformance coordinator ${op}: ${res.status}`)
+    return (await res.json()) as T
+  }
+
+  slot = async (cls: CallClass, wait: boolean) =>
+    (await this.call<{ waitMs: number }>('slot', { cls, wait })).waitMs
+  blocked = async (cls: CallClass, seconds: number) => {
+    await this.call('blocked', { cls, seconds })
+  }
+  reserve = (req: SpendRequest) => this.call<Reservation>('reserve', req)
+  settle = async (id: number, accepted: boolean) => {
+    await this.call('settle', { id, accepted })
+  }
+  stats = () => this.call<LedgerStats>('stats', {})
+}
+
+/** The spending policy named by the environment (the CLI sets it from its flags). */
+export function spendPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): SpendPolicy {
+  const maxSu = env.TARGET_MAX_SU ? Number(env.TARGET_MAX_SU) : undefined
+  return {
+    allow: env.TARGET_ALLOW_SPEND === '1',
+    maxExecutions: Number(env.TARGET_MAX_EXECUTIONS ?? 20),
+    ...(maxSu === undefined ? {} : { maxSu }),
+  }
+}
+
+/** The run's ledger: the CLI's when it runs the suite, else a new one for this test file. */
+export const ledgerFromEnv = (env: NodeJS.ProcessEnv = process.env): Ledger =>
+  env.CONFORMANCE_COORDINATOR
+    ? new RemoteLedger(env.CONFORMANCE_COORDINATOR)
+    : new RunLedger(spendPolicyFromEnv(env))
+
+const TITLE_IDS = /\[([A-Z]+-\d{3})\]/g
+
+/** The requirement ids a test title names (its `[ID]` prefixes). */
+export const titleIds = (title: string): string[] =>
+  [...title.matchAll(TITLE_IDS)].map((m) => m[1]!)
+
+const RATE_CODES = new Set(['RATE_LIMITED', 'CONCURRENCY_LIMIT'])
+/** Requirements about 429 answers: their tests must see the target's 429s, unpaced. */
+export const CALL_RATE_REQUIREMENTS: ReadonlySet<string> = new Set(
+  loadRequirements()
+    .requirements.filter((r) => r.codes.some((c) => RATE_CODES.has(c)))
+    .map((r) => r.id),
+)
+
+/** The request as the pacer needs to see it. */
+export type Outbound = { method: string; path: string; idem?: string; body?: unknown }
+
+export type PacerOptions = {
+  /** Gate and count spending (real targets). */
+  spend: boolean
+  /** Resends of one request after 429 + Retry-After (default 4). */
+  maxResends?: number
+  /** Longest Retry-After honoured, in seconds (default 120): beyond it the 429 is returned as it is. */
+  maxRetryAfter?: number
+  /** How a refused spending ends the request (default: the running test is skipped with the reason). */
+  refuse?: (reason: string) => never
+}
+
+/** Skips the running test with a reason (or fails a hook, which cannot be skipped). */
+export function skipCurrentTest(reason: string): never {
+  const test = TestRunner.getCurrentTest()
+  if (test) {
+    // Kept on the result too: inside a property fast-check wraps the skip error, and its note would be lost.
+    if (test.result) (test.result as { note?: string }).note = reason
+    test.context.skip(reason)
+  }
+  throw new Error(`skipped outside a test: ${reason}`)
+}
+
+/** Every call of a real target goes through here (see the top of the file). */
+export class RunPacer {
+  constructor(
+    readonly ledger: Ledger,
+    private readonly options: PacerOptions,
+    private readonly wait: (ms: number) => Promise<void> = sleep,
+  ) {}
+
+  async send(req: Outbound, doSend: () => Promise<ApiResponse>): Promise<ApiResponse> {
+    const cls = callClass(req.method, req.path)
+    const kind = this.options.spend ? spendKind(req.method, req.path) : undefined
+    let reservation: Reservation | undefined
+    if (kind) {
+      reservation = await this.ledger.reserve({
+        kind,
+        su: kind === 'execution' ? suCap(req.body) : 0,
+        ...(req.idem ? { dedupe: `${req.method} ${bare(req.path)} ${req.idem}` } : {}),
+      })
+      if (!reservation.ok) (this.options.refuse ?? skipCurrentTest)(reservation.reason)
+    }
+    const title = TestRunner.getCurrentTest()?.name ?? ''
+    const paced = !titleIds(title).some((id) => CALL_RATE_REQUIREMENTS.has(id))
+    const maxResends = this.options.maxResends ?? 4
+    let res: ApiResponse | undefined
+    try {
+      for (let attempt = 0; ; attempt++) {
+        const ms = await this.ledger.slot(cls, paced)
+        if (ms > 0) await this.wait(ms)
+        res = await doSend()
+        const retryAfter = Number(res.headers['retry-after'])
+        if (
+          res.status !== 429 ||
+          !paced ||
+          attempt >= maxResends ||
+          !Number.isFinite(retryAfter) ||
+          retryAfter > (this.options.maxRetryAfter ?? 120)
+        )
+          return res
+        await this.ledger.blocked(cls, Math.max(retryAfter, 1))
+      }
+    } finally {
+      if (reservation?.ok)
+        await this.ledger.settle(reservation.id, res !== undefined && res.status < 300)
+    }
+  }
 }

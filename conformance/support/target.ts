@@ -1,14 +1,25 @@
 /**
  * The system under test. The only module of the suite that imports mock/.
  *   default             the mock in this process, served on 127.0.0.1 on a free port (virtual time, control API)
- *   TARGET_URL=<url>    a mock started elsewhere (`npm start`), or with TARGET_WORLD=<file> a real deployment,
- *                       where only `real` requirements run: mock-only tests are skipped
+ *   TARGET_URL=<url>    a mock started elsewhere (`npm start`), world from its control API; or a real
+ *                       deployment when the world is given: TARGET_WORLD_JSON (the conformance CLI sets it from
+ *                       its flags), TARGET_WORLD=<file>, or TARGET_API_KEY (+ TARGET_DEPLOYMENT,
+ *                       TARGET_WORKFLOW, TARGET_OWNER_TOKEN) to discover it. On a real target mock-only tests are
+ *                       skipped, nothing is reset, and every call goes through the run's pacer (pace.ts: call
+ *                       rates, 429 resends; executions and uploads only with TARGET_ALLOW_SPEND=1).
  */
 import type { Server } from 'node:http'
-import { createMock, type Mock } from '../../mock/index.js'
+import { createMock, type Mock, type MockOptions } from '../../mock/index.js'
 import { ApiClient } from './client.js'
 import { MockControl } from './control.js'
-import { readWorldFile, worldFromFixtures, type World } from './world.js'
+import { CALL_RATES, ledgerFromEnv, RunPacer, skipCurrentTest } from './pace.js'
+import {
+  discoverWorld,
+  readWorldFile,
+  worldFromFixtures,
+  type Getter,
+  type World,
+} from './world.js'
 
 export type Capabilities = {
   /** The control API exists: virtual time, reset, scenarios, fixtures. */
@@ -39,24 +50,39 @@ export type TargetOptions = {
 
 /** Starts (or connects to) the target named by the environment. */
 export async function startTarget(options: TargetOptions = {}): Promise<Target> {
-  const url = process.env.TARGET_URL
+  const env = process.env
+  const url = env.TARGET_URL
   if (url) {
-    const api = new ApiClient(url.replace(/\/$/, ''))
-    if (process.env.TARGET_WORLD) {
+    const baseUrl = url.replace(/\/$/, '')
+    if (env.TARGET_WORLD_JSON || env.TARGET_WORLD || env.TARGET_API_KEY) {
+      const api = new ApiClient(baseUrl, new RunPacer(ledgerFromEnv(env), { spend: true }))
       return {
         kind: 'real',
         baseUrl: api.baseUrl,
         api,
         control: undefined,
         capabilities: { virtualTime: false, insecureWebhooks: false },
-        world: readWorldFile(process.env.TARGET_WORLD),
+        world: await realWorld(api),
         fresh: async () => {},
         close: async () => {},
       }
     }
+    const api = new ApiClient(baseUrl)
     const control = new MockControl(api)
     await control.reset()
-    return mockTarget('mock-http', api, control, false, async () => {})
+    const target = await mockTarget('mock-http', api, control, false, async () => {})
+    // The option cannot be applied to a mock started elsewhere: a test that needs call rates off is skipped
+    // there when the mock enforces them (instead of failing on 429s that only move its clock).
+    if (options.rateLimits === false && (await enforcesCallRates(target))) {
+      const fresh = target.fresh
+      target.fresh = async () => {
+        skipCurrentTest(
+          'needs a mock without call-rate limits: this one enforces them (start it with --no-rate-limits)',
+        )
+        await fresh()
+      }
+    }
+    return target
   }
   const mock = await createMock({ clock: 'manual', ...options })
   const { server, baseUrl } = await serve(mock)
@@ -71,6 +97,37 @@ export async function startTarget(options: TargetOptions = {}): Promise<Target> 
       mock.close()
     },
   )
+}
+
+/** Whether a mock over HTTP answers the 61st read of a minute with 429 (then reset again). */
+async function enforcesCallRates(target: Target): Promise<boolean> {
+  let limited = false
+  for (let i = 0; i <= CALL_RATES.read && !limited; i++) {
+    const res = await target.api.get('/v1/deployments', {
+      key: target.world.keys.full,
+      check: false,
+    })
+    limited = res.status === 429
+  }
+  await target.fresh()
+  return limited
+}
+
+/** A real target's world: given whole (CLI, world file) or discovered from the key. */
+async function realWorld(api: ApiClient): Promise<World> {
+  const env = process.env
+  if (env.TARGET_WORLD_JSON) return JSON.parse(env.TARGET_WORLD_JSON) as World
+  if (env.TARGET_WORLD) return readWorldFile(env.TARGET_WORLD)
+  const get: Getter = async (path, key) => {
+    const res = await api.get(path, { key, check: false })
+    return { status: res.status, body: res.body }
+  }
+  return discoverWorld(get, {
+    apiKey: env.TARGET_API_KEY!,
+    deployment: env.TARGET_DEPLOYMENT || undefined,
+    workflow: env.TARGET_WORKFLOW || undefined,
+    ownerToken: env.TARGET_OWNER_TOKEN || undefined,
+  })
 }
 
 async function mockTarget(
@@ -92,6 +149,25 @@ async function mockTarget(
       await control.reset()
     },
     close,
+  }
+}
+
+/**
+ * A mock served over HTTP on 127.0.0.1 (a free port unless given), as `npm start` would serve it: for tests of
+ * the conformance CLI, which runs the suite against a URL.
+ */
+export async function startMockServer(
+  options: Omit<MockOptions, 'log'> & { port?: number } = {},
+): Promise<{ url: string; close(): Promise<void> }> {
+  const { port, ...mockOptions } = options
+  const mock = await createMock(mockOptions)
+  const listening = await mock.listen(port === undefined ? undefined : { port })
+  return {
+    url: listening.url,
+    close: async () => {
+      await listening.close()
+      mock.close()
+    },
   }
 }
 

@@ -1,7 +1,9 @@
 /**
  * The suite's view of the system under test: which keys, Deployments and Workflows play which role. On the
- * mock it is derived from GET /_mock/fixtures; on a real deployment it is read from the JSON file named by
- * TARGET_WORLD (same shape). Roles a target lacks are undefined and their tests are skipped.
+ * mock it is derived from GET /_mock/fixtures; on a real deployment it is discovered through the API from the
+ * conformance CLI's flags (discoverWorld: the key, the Deployments it may call, the Workflow named), passed to
+ * the test files as TARGET_WORLD_JSON, or read from the JSON file named by TARGET_WORLD (same shape). Roles a
+ * target lacks are undefined and their tests are skipped.
  */
 import { readFileSync } from 'node:fs'
 
@@ -110,4 +112,113 @@ export function worldFromFixtures(body: FixturesBody, nowMs: number): World {
       otherProject: c?.workflows[0]?.id,
     },
   }
+}
+
+/** What the conformance CLI knows of a real target: its flags, and optionally a world file for further roles. */
+export type WorldFlags = {
+  apiKey: string
+  deployment?: string
+  workflow?: string
+  ownerToken?: string
+  /** Roles the flags cannot give (more keys, another Project's ids): a partial world file. */
+  base?: Partial<World>
+}
+
+/** A GET with an API key, as the discovery needs it (status and JSON body). */
+export type Getter = (path: string, key: string) => Promise<{ status: number; body: unknown }>
+
+/** The world cannot be built: one root cause for the CLI to print. */
+export class WorldError extends Error {}
+
+type ListedDeployment = { id: string; project_id?: string; status?: string }
+
+const answer = (res: { status: number; body: unknown }): string => {
+  const error = (res.body as { error?: { code?: string; message?: string } } | null)?.error
+  return error?.code
+    ? `${res.status} ${error.code}${error.message ? `: ${error.message}` : ''}`
+    : String(res.status)
+}
+
+/**
+ * Builds a real target's world from the flags and what the key can see: GET /v1/deployments lists the
+ * Deployments the key may call (the first two ACTIVE ones play active and active2, a RETIRED one retired), the
+ * project id comes from them; --deployment picks the active one; --workflow is read to learn whether it is
+ * available. Other roles (a read-only key, another Project's key, ...) come only from `base`.
+ */
+export async function discoverWorld(get: Getter, flags: WorldFlags): Promise<World> {
+  const key = flags.apiKey
+  const listed = await get('/v1/deployments', key)
+  let items: ListedDeployment[] = []
+  if (listed.status === 200) items = (listed.body as { items?: ListedDeployment[] }).items ?? []
+  else if (!flags.deployment)
+    throw new WorldError(
+      `GET /v1/deployments with the API key answered ${answer(listed)}: give --deployment <id>`,
+    )
+  let chosen = items.find((d) => d.id === flags.deployment)
+  if (flags.deployment && !chosen) {
+    const one = await get(`/v1/deployments/${flags.deployment}`, key)
+    if (one.status !== 200)
+      throw new WorldError(`--deployment ${flags.deployment}: GET answered ${answer(one)}`)
+    chosen = one.body as ListedDeployment
+  }
+  const active = items.filter((d) => d.status === 'ACTIVE' && d.id !== chosen?.id)
+  const first = chosen ?? active.shift()
+  const activeId = first?.id ?? flags.base?.deployments?.active
+  if (!activeId)
+    throw new WorldError('the API key sees no ACTIVE Deployment: give --deployment <id>')
+  const projectId = first?.project_id ?? items[0]?.project_id ?? flags.base?.projectId
+  if (!projectId) throw new WorldError('no project_id on the Deployments the key sees')
+
+  const workflows: World['workflows'] = { ...flags.base?.workflows }
+  if (flags.workflow) {
+    const w = await get(`/v1/workflows/${flags.workflow}`, key)
+    if (w.status !== 200)
+      throw new WorldError(`--workflow ${flags.workflow}: GET answered ${answer(w)}`)
+    if ((w.body as { available?: boolean }).available === false) {
+      workflows.unavailable = flags.workflow
+      if (workflows.available === flags.workflow) delete workflows.available
+    } else workflows.available = flags.workflow
+  }
+  const base = flags.base ?? {}
+  return {
+    projectId,
+    ...((flags.ownerToken ?? base.ownerToken)
+      ? { ownerToken: flags.ownerToken ?? base.ownerToken }
+      : {}),
+    keys: { ...base.keys, full: key },
+    deployments: {
+      ...base.deployments,
+      active: activeId,
+      ...(active[0] || base.deployments?.active2
+        ? { active2: active[0]?.id ?? base.deployments?.active2 }
+        : {}),
+      ...(items.find((d) => d.status === 'RETIRED')
+        ? { retired: items.find((d) => d.status === 'RETIRED')!.id }
+        : {}),
+    },
+    workflows,
+  }
+}
+
+/** The roles a world gives, and the ones it lacks (tests needing those are skipped). */
+export function worldRoles(world: World): { present: string[]; missing: string[] } {
+  const present: string[] = []
+  const missing: string[] = []
+  const note = (name: string, v: unknown) => (v === undefined ? missing : present).push(name)
+  note('ownerToken', world.ownerToken)
+  for (const k of [
+    'readOnly',
+    'oneDeployment',
+    'worksOnly',
+    'revoked',
+    'expired',
+    'otherProject',
+    'unapproved',
+  ] as const)
+    note(`keys.${k}`, world.keys[k])
+  for (const d of ['active2', 'retired', 'otherProject'] as const)
+    note(`deployments.${d}`, world.deployments[d])
+  for (const w of ['available', 'unavailable', 'otherProject'] as const)
+    note(`workflows.${w}`, world.workflows[w])
+  return { present: ['keys.full', 'deployments.active', ...present], missing }
 }

@@ -1,0 +1,199 @@
+/** The conformance CLI's flags: parsed, checked, and turned into what the run needs (a test-name pattern). */
+import { parseArgs } from 'node:util'
+
+export const USAGE = `usage: npm run conformance -- [options]
+
+Runs the conformance suite against a target and writes a report per requirement.
+
+target (default: the mock in this process)
+  --base-url <url>          the service to test (a real deployment, or a mock started with \`npm start\`)
+  --api-key <key>           API key with every scope (or env CONFORMANCE_API_KEY); needed for a real target
+  --deployment <id>         the Deployment to use (default: the first ACTIVE one the key lists)
+  --workflow <id>           a Workflow to run (the Workflow and Run tests are skipped without one)
+  --owner-token <token>     owner login token for webhook management (or env CONFORMANCE_OWNER_TOKEN)
+  --world <file>            a world file (conformance/support/world.ts) giving further roles: more keys, another
+                            Project's ids; the flags above take precedence
+  --control-token <token>   the mock's control-API token, when it was started with --control-token
+                            (or env MOCK_CONTROL_TOKEN)
+
+spending (real targets only: without --allow-spend no execution is started and no file uploaded)
+  --allow-spend             let tests start executions and upload files
+  --max-executions <n>      at most n accepted executions (default 20)
+  --max-su <x>              at most x SU reserved: each execution reserves its limits.max_su or 100 SU
+
+selection and reports
+  --only <ids>              requirement ids or areas, comma-separated (SVC-002,AUTH or --only SVC-002 --only AUTH)
+  --seed <n>                fast-check seed (default: a new one, printed); the same seed replays the run
+  --num-runs <n>            fast-check examples per property (default: each test's own, mostly 25); fewer
+                            keeps a paced real-target run short, more searches deeper
+  --report-dir <dir>        where junit.xml, requirements.md and requirements.json go (default ./conformance-report)
+  --verbose                 vitest's own report as well (every test, full failure output)
+  --help                    this text
+
+exit status: 0 every selected check passed (and at least one ran), 1 a check failed or none ran,
+             2 bad flags or the target cannot be used (unreachable, key refused)`
+
+export class UsageError extends Error {}
+
+export type CliOptions = {
+  baseUrl?: string
+  apiKey?: string
+  deployment?: string
+  workflow?: string
+  ownerToken?: string
+  world?: string
+  controlToken?: string
+  allowSpend: boolean
+  maxExecutions: number
+  maxSu?: number
+  /** Requirement ids and area prefixes, upper-case. */
+  only: string[]
+  seed?: number
+  numRuns?: number
+  reportDir: string
+  verbose: boolean
+  help: boolean
+}
+
+export type Catalog = { ids: ReadonlySet<string>; areas: ReadonlySet<string> }
+
+export const DEFAULT_MAX_EXECUTIONS = 20
+export const DEFAULT_REPORT_DIR = 'conformance-report'
+
+const positiveInteger = (flag: string, text: string): number => {
+  const n = Number(text)
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < 1)
+    throw new UsageError(`${flag} needs a positive integer, got "${text}"`)
+  return n
+}
+
+/** Parses the CLI's arguments (after `--`); env supplies the secrets that should not be on a command line. */
+export function parseCliArgs(
+  argv: readonly string[],
+  catalog: Catalog,
+  env: NodeJS.ProcessEnv = {},
+): CliOptions {
+  let values
+  try {
+    ;({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        'base-url': { type: 'string' },
+        'api-key': { type: 'string' },
+        deployment: { type: 'string' },
+        workflow: { type: 'string' },
+        'owner-token': { type: 'string' },
+        world: { type: 'string' },
+        'control-token': { type: 'string' },
+        'allow-spend': { type: 'boolean', default: false },
+        'max-executions': { type: 'string' },
+        'max-su': { type: 'string' },
+        only: { type: 'string', multiple: true },
+        seed: { type: 'string' },
+        'num-runs': { type: 'string' },
+        'report-dir': { type: 'string' },
+        verbose: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    }))
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error))
+  }
+  const options: CliOptions = {
+    allowSpend: values['allow-spend'],
+    maxExecutions: DEFAULT_MAX_EXECUTIONS,
+    only: [],
+    reportDir: values['report-dir'] ?? DEFAULT_REPORT_DIR,
+    verbose: values.verbose,
+    help: values.help,
+  }
+  if (options.help) return options
+
+  const baseUrl = values['base-url']
+  if (baseUrl !== undefined) {
+    let parsed: URL
+    try {
+      parsed = new URL(baseUrl)
+    } catch {
+      throw new UsageError(`--base-url is not a URL: "${baseUrl}"`)
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      throw new UsageError(`--base-url needs http:// or https://, got "${baseUrl}"`)
+    options.baseUrl = baseUrl.replace(/\/+$/, '')
+  }
+  const apiKey = values['api-key'] ?? (env.CONFORMANCE_API_KEY || undefined)
+  const ownerToken = values['owner-token'] ?? (env.CONFORMANCE_OWNER_TOKEN || undefined)
+  const targetOnly = {
+    '--api-key': apiKey !== undefined && values['api-key'] !== undefined,
+    '--deployment': values.deployment !== undefined,
+    '--workflow': values.workflow !== undefined,
+    '--owner-token': values['owner-token'] !== undefined,
+    '--world': values.world !== undefined,
+    '--control-token': values['control-token'] !== undefined,
+  }
+  for (const [flag, given] of Object.entries(targetOnly)) {
+    if (given && !options.baseUrl)
+      throw new UsageError(
+        `${flag} needs --base-url (without it the suite runs on a mock in process)`,
+      )
+  }
+  if (options.baseUrl) {
+    if (apiKey !== undefined) options.apiKey = apiKey
+    if (ownerToken !== undefined) options.ownerToken = ownerToken
+    if (values.deployment !== undefined) options.deployment = values.deployment
+    if (values.workflow !== undefined) options.workflow = values.workflow
+    if (values.world !== undefined) options.world = values.world
+    const controlToken = values['control-token'] ?? (env.MOCK_CONTROL_TOKEN || undefined)
+    if (controlToken !== undefined) options.controlToken = controlToken
+  }
+
+  if (values['max-executions'] !== undefined || values['max-su'] !== undefined) {
+    if (!options.allowSpend)
+      throw new UsageError('--max-executions and --max-su bound spending: they need --allow-spend')
+  }
+  if (values['max-executions'] !== undefined)
+    options.maxExecutions = positiveInteger('--max-executions', values['max-executions'])
+  if (values['max-su'] !== undefined) {
+    const text = values['max-su']
+    const x = Number(text)
+    if (!/^\d+(\.\d+)?$/.test(text) || !(x > 0))
+      throw new UsageError(`--max-su needs a positive number, got "${text}"`)
+    options.maxSu = x
+  }
+
+  for (const item of (values.only ?? []).flatMap((s) => s.split(/[\s,]+/))) {
+    if (!item) continue
+    const id = item.toUpperCase()
+    if (!catalog.ids.has(id) && !catalog.areas.has(id))
+      throw new UsageError(
+        `--only: "${item}" is neither a requirement id nor an area of spec/requirements.yaml`,
+      )
+    if (!options.only.includes(id)) options.only.push(id)
+  }
+
+  if (values['num-runs'] !== undefined)
+    options.numRuns = positiveInteger('--num-runs', values['num-runs'])
+  if (values.seed !== undefined) {
+    const seed = Number(values.seed)
+    if (!/^-?\d+$/.test(values.seed) || !Number.isSafeInteger(seed))
+      throw new UsageError(`--seed needs an integer, got "${values.seed}"`)
+    options.seed = seed
+  }
+  return options
+}
+
+/**
+ * vitest's testNamePattern for --only: a test runs when its title names one of the ids (`[SVC-002]`) or an id
+ * of one of the areas (`[AUTH-` + digits). undefined: everything runs.
+ */
+export function onlyPattern(only: readonly string[]): string | undefined {
+  if (only.length === 0) return undefined
+  const alternatives = only.map((id) => (/-\d{3}$/.test(id) ? id : `${id}-\\d{3}`))
+  return `\\[(?:${alternatives.join('|')})\\]`
+}
+
+/** Whether a requirement id is selected by --only (every id when it is empty). */
+export const isSelected = (only: readonly string[], id: string): boolean =>
+  only.length === 0 || only.includes(id) || only.includes(id.replace(/-\d{3}$/, ''))

@@ -1,0 +1,112 @@
+/**
+ * The conformance CLI end to end: a mock served over HTTP on 127.0.0.1, the CLI run against it as a child
+ * process (which runs the vitest project "conformance" without this directory), its exit status and reports;
+ * and the one-line refusals of a target that cannot be used.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startMockServer } from '../support/target.js'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const TSX = join(ROOT, 'node_modules', '.bin', 'tsx')
+
+type Run = { code: number | null; stdout: string; stderr: string }
+
+/** Runs the CLI with a clean environment (none of this vitest run's variables). */
+function cli(args: string[]): Promise<Run> {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith('VITEST') && !k.startsWith('TARGET_') && !k.startsWith('FC_'),
+    ),
+  )
+  return new Promise((resolve, reject) => {
+    const child = spawn(TSX, ['conformance/cli/main.ts', ...args], {
+      cwd: ROOT,
+      env: { ...env, NODE_ENV: 'production', FORCE_COLOR: '0' },
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+// A conformance run excludes this directory; the guard keeps a run that did not from running itself.
+describe.skipIf(process.env.CONFORMANCE_CLI === '1')('npm run conformance', () => {
+  let mock: Awaited<ReturnType<typeof startMockServer>>
+  let dir: string
+  beforeAll(async () => {
+    mock = await startMockServer({ clock: 'manual' })
+    dir = mkdtempSync(join(tmpdir(), 'conformance-report-'))
+  })
+  afterAll(async () => {
+    await mock?.close()
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('runs the selected requirement against a mock over HTTP, exits 0 and writes the reports', async () => {
+    const seed = 4242
+    const run = await cli([
+      '--base-url',
+      mock.url,
+      '--api-key',
+      'sk_test_a_full',
+      '--only',
+      'SVC-002',
+      '--seed',
+      String(seed),
+      '--report-dir',
+      dir,
+    ])
+    expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0)
+    expect(run.stdout).toContain('target mock-http')
+    expect(run.stdout).toContain(`fast-check seed ${seed}`)
+    expect(run.stdout).toMatch(/\[\d+\/\d+\] auth\/access\.test\.ts: \d+ passed/)
+
+    const junit = readFileSync(join(dir, 'junit.xml'), 'utf8')
+    expect(junit).toContain('<testsuites')
+    expect(junit).toContain('SVC-002')
+    const report = JSON.parse(readFileSync(join(dir, 'requirements.json'), 'utf8')) as {
+      seed: number
+      target: { kind: string }
+      requirements: { id: string; state: string }[]
+    }
+    expect(report.seed).toBe(seed)
+    expect(report.target.kind).toBe('mock-http')
+    const states = new Map(report.requirements.map((r) => [r.id, r.state]))
+    expect(states.get('SVC-002')).toBe('passed')
+    expect(states.get('SVC-001')).toBe('not-run')
+    expect(readFileSync(join(dir, 'requirements.md'), 'utf8')).toMatch(
+      /\| SVC-002 \| real \| passed \|/,
+    )
+  }, 240_000)
+
+  it('stops with one line and status 2 when the API key is refused', async () => {
+    const run = await cli(['--base-url', mock.url, '--api-key', 'sk_wrong', '--report-dir', dir])
+    expect(run.code).toBe(2)
+    expect(run.stderr.trim()).toMatch(/^conformance: the API key was refused: .*401/)
+    expect(run.stdout).not.toContain('running')
+  }, 60_000)
+
+  it('stops with one line and status 2 when the target is unreachable', async () => {
+    const run = await cli(['--base-url', 'http://127.0.0.1:9', '--api-key', 'k'])
+    expect(run.code).toBe(2)
+    expect(run.stderr.trim()).toMatch(/^conformance: cannot reach http:\/\/127\.0\.0\.1:9: /)
+    expect(existsSync(join(ROOT, 'conformance-report', 'junit.xml'))).toBe(false)
+  }, 60_000)
+
+  it('explains its flags, and refuses bad ones with status 2', async () => {
+    const help = await cli(['--help'])
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain('--allow-spend')
+    const bad = await cli(['--only', 'NOPE-001'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('neither a requirement id nor an area')
+  }, 60_000)
+})

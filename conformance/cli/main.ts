@@ -1,0 +1,247 @@
+/**
+ * The conformance suite as one command: `npm run conformance -- [options]` (USAGE in args.ts).
+ * Checks the target once, builds the world of a real target from the flags, serves the run's ledger (one pacer,
+ * one spending count) to the test files, runs the vitest project "conformance" (without conformance/cli) with
+ * the target in the environment, prints progress and a summary, and writes junit.xml, requirements.md and
+ * requirements.json to the report directory. Exit 0 only when every selected check passed.
+ */
+import { randomInt } from 'node:crypto'
+import { mkdirSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { startVitest } from 'vitest/node'
+import { loadRequirements } from '../../spec/index.js'
+import { RunLedger, type LedgerStats } from '../support/pace.js'
+import { worldRoles } from '../support/world.js'
+import { onlyPattern, parseCliArgs, UsageError, USAGE, type CliOptions } from './args.js'
+import { startCoordinator, type Coordinator } from './coordinator.js'
+import { probeTarget, TargetError, type Probed } from './probe.js'
+import { ProgressReporter } from './progress-reporter.js'
+import { RequirementsReporter, type RequirementReport } from './requirements-reporter.js'
+import { filesFor } from './select.js'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+
+/** Environment variables the suite reads for its target; the CLI sets them itself, so inherited ones go. */
+const TARGET_ENV = [
+  'TARGET_URL',
+  'TARGET_WORLD',
+  'TARGET_WORLD_JSON',
+  'TARGET_API_KEY',
+  'TARGET_DEPLOYMENT',
+  'TARGET_WORKFLOW',
+  'TARGET_OWNER_TOKEN',
+  'TARGET_ALLOW_SPEND',
+  'TARGET_MAX_EXECUTIONS',
+  'TARGET_MAX_SU',
+  'CONFORMANCE_COORDINATOR',
+  'FC_SEED',
+  'FC_PATH',
+  'FC_NUM_RUNS',
+]
+
+/** Per-test time on a real target: paced calls wait for the call-rate window (a minute per 60 reads). */
+const REAL_TEST_TIMEOUT_MS = 15 * 60_000
+
+const out = (line: string) => process.stdout.write(`${line}\n`)
+const err = (line: string) => process.stderr.write(`${line}\n`)
+
+async function main(argv: string[]): Promise<number> {
+  const catalog = loadRequirements()
+  let options: CliOptions
+  try {
+    options = parseCliArgs(
+      argv,
+      {
+        ids: new Set(catalog.requirements.map((r) => r.id)),
+        areas: new Set(Object.keys(catalog.areas)),
+      },
+      process.env,
+    )
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error
+    err(`conformance: ${error.message}\n\n${USAGE}`)
+    return 2
+  }
+  if (options.help) {
+    out(USAGE)
+    return 0
+  }
+
+  const ledger = new RunLedger({
+    allow: options.allowSpend,
+    maxExecutions: options.maxExecutions,
+    ...(options.maxSu === undefined ? {} : { maxSu: options.maxSu }),
+  })
+  let probed: Probed | undefined
+  if (options.baseUrl) {
+    try {
+      probed = await probeTarget({ ...options, baseUrl: options.baseUrl }, ledger)
+    } catch (error) {
+      if (!(error instanceof TargetError)) throw error
+      err(`conformance: ${error.message}`)
+      return 2
+    }
+  }
+  const kind = probed?.kind ?? 'in-process'
+  const seed = options.seed ?? randomInt(0, 2 ** 31 - 1)
+  const reportDir = resolve(options.reportDir)
+  mkdirSync(reportDir, { recursive: true })
+
+  for (const name of TARGET_ENV) delete process.env[name]
+  process.env.FC_SEED = String(seed)
+  if (options.numRuns !== undefined) process.env.FC_NUM_RUNS = String(options.numRuns)
+  process.env.CONFORMANCE_CLI = '1'
+  let coordinator: Coordinator | undefined
+  if (options.baseUrl) process.env.TARGET_URL = options.baseUrl
+  if (options.controlToken) process.env.MOCK_CONTROL_TOKEN = options.controlToken
+  if (probed?.kind === 'real') {
+    coordinator = await startCoordinator(ledger)
+    process.env.TARGET_WORLD_JSON = JSON.stringify(probed.world)
+    process.env.CONFORMANCE_COORDINATOR = coordinator.url
+  }
+
+  out(`conformance: target ${kind}${options.baseUrl ? ` ${options.baseUrl}` : ''}`)
+  out(`conformance: fast-check seed ${seed} (replay with --seed ${seed})`)
+  if (options.only.length > 0) out(`conformance: only ${options.only.join(', ')}`)
+  if (probed?.kind === 'mock-http' && probed.clockSet)
+    out("conformance: the mock's clock was realtime: set to manual (the suite moves virtual time)")
+  if (probed?.kind === 'real') {
+    const roles = worldRoles(probed.world)
+    out(`conformance: world from the flags: ${roles.present.join(', ')}`)
+    if (roles.missing.length > 0)
+      out(`conformance: missing roles (their tests are skipped): ${roles.missing.join(', ')}`)
+    out(
+      options.allowSpend
+        ? `conformance: spending allowed: at most ${options.maxExecutions} executions${options.maxSu === undefined ? '' : `, ${options.maxSu} SU`}`
+        : 'conformance: no spending: tests that start executions or upload files are skipped (--allow-spend)',
+    )
+  }
+
+  const progress = new ProgressReporter(out, kind !== 'in-process', kind === 'real')
+  const requirements = new RequirementsReporter(
+    catalog.requirements,
+    {
+      target: { kind, ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}) },
+      seed,
+      only: options.only,
+      catalogVersion: catalog.version,
+    },
+    reportDir,
+  )
+  const junit = join(reportDir, 'junit.xml')
+  const pattern = onlyPattern(options.only)
+  // With --only, load just the files that can hold a selected test (a filter matching none when no file does).
+  const files = options.only.length > 0 ? filesFor(ROOT, options.only) : []
+  if (options.only.length > 0 && files.length === 0)
+    files.push('conformance/cli/no-test-file-names-the-selection')
+  const shared = kind !== 'in-process'
+  let failedToRun: string | undefined
+  try {
+    const vitest = await startVitest(
+      'test',
+      files,
+      {
+        root: ROOT,
+        config: join(ROOT, 'vitest.config.ts'),
+        project: ['conformance'],
+        run: true,
+        watch: false,
+        passWithNoTests: true,
+        // This directory's own tests run the CLI: they are not part of a conformance run.
+        cliExclude: ['conformance/cli/**'],
+        reporters: [
+          progress,
+          requirements,
+          ['junit', { suiteName: 'conformance' }],
+          ...(options.verbose ? ['default' as const] : []),
+        ],
+        outputFile: { junit },
+        ...(pattern ? { testNamePattern: pattern } : {}),
+        // One target serves every file: the mock over HTTP is reset before each test, a real target paces
+        // every call; files run one after another.
+        ...(shared ? { fileParallelism: false } : {}),
+        ...(kind === 'real'
+          ? { testTimeout: REAL_TEST_TIMEOUT_MS, hookTimeout: REAL_TEST_TIMEOUT_MS }
+          : {}),
+      },
+      {},
+      { stdout: process.stdout, stderr: process.stderr },
+    )
+    await vitest.close()
+  } catch (error) {
+    failedToRun = error instanceof Error ? error.message : String(error)
+  }
+  const stats = await ledger.stats()
+  await coordinator?.close()
+
+  const report = requirements.report
+  if (failedToRun || !report) {
+    err(`conformance: the suite did not run: ${failedToRun ?? 'no results'}`)
+    return 1
+  }
+  const code = summarize(report, progress.counts.errors, kind === 'real' ? stats : undefined, {
+    reportDir,
+    junit,
+  })
+  return code
+}
+
+/** Prints the summary and returns the exit status. */
+function summarize(
+  report: RequirementReport,
+  errors: readonly string[],
+  stats: LedgerStats | undefined,
+  files: { reportDir: string; junit: string },
+): number {
+  const t = report.totals
+  out('')
+  out(
+    `tests: ${report.tests.passed} passed, ${report.tests.failed} failed, ${report.tests.skipped} skipped` +
+      (errors.length > 0 ? `, ${errors.length} errors outside tests` : ''),
+  )
+  out(
+    `requirements: ${t.passed} passed, ${t.failed} failed, ${t.partial} partial, ${t.skipped} skipped, ` +
+      `${t['not-run']} not run, ${t['not-covered']} not covered (of ${report.requirements.length})`,
+  )
+  const failed = report.requirements.filter((r) => r.state === 'failed')
+  if (failed.length > 0) out(`failed: ${failed.map((r) => r.id).join(', ')}`)
+  // Each skipped test once (a test naming several requirements appears under each of them).
+  const skippedTests = new Map<string, string>()
+  for (const r of report.requirements)
+    for (const x of r.tests)
+      if (x.state === 'skipped' && !x.deselected && x.note)
+        skippedTests.set(`${x.file} ${x.name}`, x.note)
+  const reasons = new Map<string, number>()
+  for (const why of skippedTests.values()) reasons.set(why, (reasons.get(why) ?? 0) + 1)
+  const top = [...reasons.entries()].sort((a, b) => b[1] - a[1]).slice(0, 8)
+  if (top.length > 0) {
+    out('most frequent skip reasons (tests):')
+    for (const [why, n] of top) out(`  ${String(n).padStart(4)}  ${why}`)
+  }
+  if (stats) {
+    out(
+      `calls: ${stats.calls.accept} accept, ${stats.calls.read} read; paced ${(stats.pacedMs / 1000).toFixed(0)} s; ` +
+        `429 resent ${stats.rateLimited}; executions ${stats.executions} (${Math.round(stats.su * 100) / 100} SU reserved), uploads ${stats.uploads}`,
+    )
+    for (const [why, n] of Object.entries(stats.refused)) out(`refused spending: ${n} x ${why}`)
+  }
+  out(`fast-check seed: ${report.seed}`)
+  out(
+    `reports: ${files.junit}, ${join(files.reportDir, 'requirements.md')}, ${join(files.reportDir, 'requirements.json')}`,
+  )
+  if (report.tests.failed > 0 || errors.length > 0) return 1
+  if (report.tests.passed === 0) {
+    out('conformance: no check ran (every selected test was skipped or none was selected)')
+    return 1
+  }
+  return 0
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    err(`conformance: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+    process.exit(1)
+  },
+)

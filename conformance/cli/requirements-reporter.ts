@@ -1,0 +1,250 @@
+/**
+ * The report per requirement: every id of spec/requirements.yaml with the state its tests give it, from the
+ * `[ID]` prefixes of the test titles (conformance/support/req.ts).
+ *   passed       every test naming it ran and passed
+ *   failed       a test naming it failed
+ *   partial      some passed, the others were skipped (with their reasons)
+ *   skipped      every test naming it was skipped; the reasons say why (mock only, a role the target lacks,
+ *                needs --allow-spend, ...)
+ *   not-run      left out by --only (whatever its tests did: a test naming several ids may have run)
+ *   not-covered  no test names it
+ * buildRequirementReport is pure (tested on synthetic results); RequirementsReporter is the vitest reporter
+ * that feeds it and writes requirements.json and requirements.md.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Reporter, TestCase, TestModule, TestSuite } from 'vitest/node'
+import type { Requirement } from '../../spec/index.js'
+import { titleIds } from '../support/pace.js'
+import { isSelected } from './args.js'
+
+export type TestOutcome = {
+  /** The test's title (starts with its `[ID]` prefixes). */
+  name: string
+  /** The test file, relative to the repository. */
+  file: string
+  state: 'passed' | 'failed' | 'skipped'
+  /** Left out before running: by --only (testNamePattern), `.skip` or `.todo`. */
+  deselected?: boolean
+  /** The reason a skipped test gave (ctx.skip(reason)). */
+  note?: string
+  /** The first line of the first error of a failed test. */
+  error?: string
+}
+
+export type RequirementState =
+  'passed' | 'failed' | 'partial' | 'skipped' | 'not-run' | 'not-covered'
+
+export const STATES: readonly RequirementState[] = [
+  'passed',
+  'failed',
+  'partial',
+  'skipped',
+  'not-run',
+  'not-covered',
+]
+
+export type RequirementResult = {
+  id: string
+  section: string
+  verify: Requirement['verify']
+  rule: string
+  state: RequirementState
+  /** Skip reasons of its skipped tests, each once. */
+  reasons: string[]
+  tests: TestOutcome[]
+}
+
+export type RunMeta = {
+  target: { kind: string; baseUrl?: string }
+  seed: number
+  only: string[]
+  catalogVersion: string
+  startedAt: string
+  durationMs: number
+}
+
+export type RequirementReport = RunMeta & {
+  totals: Record<RequirementState, number>
+  tests: { passed: number; failed: number; skipped: number }
+  requirements: RequirementResult[]
+  /** Tests whose titles name no requirement. */
+  untagged: TestOutcome[]
+}
+
+const reasonOf = (t: TestOutcome): string =>
+  t.note ?? (t.deselected ? 'left out of this run' : 'skipped by the test without a reason')
+
+/** The state of each requirement from the outcomes of the tests naming it. */
+export function buildRequirementReport(
+  requirements: readonly Pick<Requirement, 'id' | 'section' | 'verify' | 'rule'>[],
+  outcomes: readonly TestOutcome[],
+  meta: RunMeta,
+): RequirementReport {
+  const byId = new Map<string, TestOutcome[]>()
+  const untagged: TestOutcome[] = []
+  for (const t of outcomes) {
+    const ids = titleIds(t.name)
+    if (ids.length === 0) untagged.push(t)
+    for (const id of new Set(ids)) byId.set(id, [...(byId.get(id) ?? []), t])
+  }
+  const totals = Object.fromEntries(STATES.map((s) => [s, 0])) as Record<RequirementState, number>
+  const results = requirements.map((r): RequirementResult => {
+    const tests = byId.get(r.id) ?? []
+    const ran = tests.filter((t) => !t.deselected)
+    const skipped = ran.filter((t) => t.state === 'skipped')
+    let state: RequirementState
+    if (!isSelected(meta.only, r.id)) state = 'not-run'
+    else if (tests.length === 0) state = 'not-covered'
+    else if (ran.length === 0) state = 'not-run'
+    else if (ran.some((t) => t.state === 'failed')) state = 'failed'
+    else if (skipped.length === ran.length) state = 'skipped'
+    else if (skipped.length > 0) state = 'partial'
+    else state = 'passed'
+    totals[state]++
+    return {
+      id: r.id,
+      section: r.section,
+      verify: r.verify,
+      rule: r.rule,
+      state,
+      reasons: state === 'not-run' ? [] : [...new Set(skipped.map(reasonOf))],
+      tests,
+    }
+  })
+  const ran = outcomes.filter((t) => !t.deselected)
+  return {
+    ...meta,
+    totals,
+    tests: {
+      passed: ran.filter((t) => t.state === 'passed').length,
+      failed: ran.filter((t) => t.state === 'failed').length,
+      skipped: ran.filter((t) => t.state === 'skipped').length,
+    },
+    requirements: results,
+    untagged,
+  }
+}
+
+const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ')
+
+const MARK: Record<RequirementState, string> = {
+  passed: 'passed',
+  failed: '**FAILED**',
+  partial: 'partial',
+  skipped: 'skipped',
+  'not-run': 'not run',
+  'not-covered': 'not covered',
+}
+
+/** requirements.md: a summary, the failures with their errors, then every requirement in document order. */
+export function renderMarkdown(report: RequirementReport): string {
+  const lines: string[] = []
+  lines.push('# Conformance report by requirement', '')
+  lines.push(
+    `- target: ${report.target.kind}${report.target.baseUrl ? ` (${report.target.baseUrl})` : ''}`,
+    `- requirements catalog: ${report.catalogVersion}`,
+    `- fast-check seed: ${report.seed} (replay: \`npm run conformance -- --seed ${report.seed} ...\`)`,
+    `- selection: ${report.only.length > 0 ? report.only.join(', ') : 'every requirement'}`,
+    `- started: ${report.startedAt}, took ${(report.durationMs / 1000).toFixed(1)} s`,
+    `- tests: ${report.tests.passed} passed, ${report.tests.failed} failed, ${report.tests.skipped} skipped`,
+    '',
+  )
+  lines.push('| state | requirements |', '|---|---|')
+  for (const s of STATES) lines.push(`| ${MARK[s]} | ${report.totals[s]} |`)
+  lines.push('')
+  const failed = report.requirements.filter((r) => r.state === 'failed')
+  if (failed.length > 0) {
+    lines.push('## Failed', '')
+    for (const r of failed) {
+      lines.push(`### ${r.id} (${r.section})`, '', r.rule, '')
+      for (const t of r.tests.filter((x) => x.state === 'failed'))
+        lines.push(`- ${t.file}: ${t.name}`, `  - ${t.error ?? 'failed'}`)
+      lines.push('')
+    }
+  }
+  lines.push('## Every requirement', '')
+  lines.push('| id | verify | state | tests | reason / section |', '|---|---|---|---|---|')
+  for (const r of report.requirements) {
+    const ran = r.tests.filter((t) => !t.deselected)
+    const counts =
+      ran.length === 0 || r.state === 'not-run'
+        ? '-'
+        : `${ran.filter((t) => t.state === 'passed').length}/${ran.length}` +
+          (ran.length < r.tests.length ? ` (${r.tests.length - ran.length} not run)` : '')
+    const why = r.reasons.length > 0 ? r.reasons.join('; ') : r.section
+    lines.push(`| ${r.id} | ${r.verify} | ${MARK[r.state]} | ${counts} | ${cell(why)} |`)
+  }
+  lines.push(
+    '',
+    'tests: passed/ran of the tests naming the requirement. verify (spec/requirements.yaml): real = checkable on',
+    'any deployment, mock = needs the mock control API, client = an obligation of the client or receiver kit.',
+    '',
+  )
+  return lines.join('\n')
+}
+
+/** The outcome of each test of the run's modules. */
+export function outcomesOf(modules: readonly TestModule[]): TestOutcome[] {
+  const out: TestOutcome[] = []
+  for (const m of modules) {
+    for (const t of m.children.allTests()) {
+      const r = t.result()
+      const state = r.state === 'pending' ? 'skipped' : r.state
+      const outcome: TestOutcome = { name: t.name, file: m.relativeModuleId, state }
+      if (t.options.mode !== 'run' && t.options.mode !== 'only') outcome.deselected = true
+      if (r.state === 'skipped' && r.note) outcome.note = r.note
+      if (r.state === 'failed') outcome.error = firstLine(r.errors[0])
+      // A failed beforeAll (or a file that does not load) leaves its tests skipped: they failed.
+      const hookError = r.state === 'skipped' && !r.note && !outcome.deselected && failedParent(t)
+      if (hookError) {
+        outcome.state = 'failed'
+        outcome.error = hookError
+      }
+      out.push(outcome)
+    }
+  }
+  return out
+}
+
+const firstLine = (e: { message?: string } | undefined): string =>
+  (e?.message ?? String(e)).split('\n')[0]!.slice(0, 500)
+
+/** The error of the nearest enclosing suite or module that failed, if any. */
+function failedParent(t: TestCase): string | undefined {
+  let p: TestSuite | TestModule | undefined = t.parent
+  while (p) {
+    const errors = p.errors()
+    if (p.state() === 'failed' || errors.length > 0)
+      return errors.length > 0 ? firstLine(errors[0]) : 'a hook of its suite failed'
+    p = p.type === 'module' ? undefined : p.parent
+  }
+  return undefined
+}
+
+/** The vitest reporter: at the end of the run, builds the report and writes its two files. */
+export class RequirementsReporter implements Reporter {
+  report: RequirementReport | undefined
+  private startedAt = new Date()
+
+  constructor(
+    private readonly requirements: readonly Requirement[],
+    private readonly meta: Omit<RunMeta, 'startedAt' | 'durationMs'>,
+    private readonly dir: string,
+  ) {}
+
+  onTestRunStart() {
+    this.startedAt = new Date()
+  }
+
+  onTestRunEnd(modules: ReadonlyArray<TestModule>) {
+    this.report = buildRequirementReport(this.requirements, outcomesOf(modules), {
+      ...this.meta,
+      startedAt: this.startedAt.toISOString(),
+      durationMs: Date.now() - this.startedAt.getTime(),
+    })
+    mkdirSync(this.dir, { recursive: true })
+    writeFileSync(join(this.dir, 'requirements.json'), `${JSON.stringify(this.report, null, 2)}\n`)
+    writeFileSync(join(this.dir, 'requirements.md'), renderMarkdown(this.report))
+  }
+}
