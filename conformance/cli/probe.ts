@@ -6,19 +6,15 @@
 import { readFileSync } from 'node:fs'
 import type { Ledger } from '../support/pace.js'
 import { discoverWorld, WorldError, type Getter, type World } from '../support/world.js'
+import type { CliOptions } from './args.js'
 
 /** The target cannot be used: the message is the one line the CLI prints before exiting 2. */
 export class TargetError extends Error {}
 
-export type ProbeInput = {
-  baseUrl: string
-  apiKey?: string
-  deployment?: string
-  workflow?: string
-  ownerToken?: string
-  world?: string
-  controlToken?: string
-}
+export type ProbeInput = { baseUrl: string } & Pick<
+  CliOptions,
+  'apiKey' | 'deployment' | 'workflow' | 'ownerToken' | 'world' | 'controlToken'
+>
 
 export type Probed =
   | { kind: 'mock-http'; /** The clock was realtime and is now manual. */ clockSet: boolean }
