@@ -13,6 +13,7 @@ import {
   documentedOperations,
   type DocumentedOperation,
 } from '../support/documented.js'
+import { deref } from '../support/documented.js'
 import type { RawRequest } from '../support/raw-http.js'
 import type { World } from '../support/world.js'
 import { fromSchema } from './from-schema.js'
@@ -47,15 +48,6 @@ export type FuzzOperation = DocumentedOperation & {
 }
 
 const doc = loadOpenApi() as unknown as { paths: Record<string, Json> } & Json
-
-const deref = (node: unknown): Json => {
-  const ref = (node as Json | undefined)?.$ref
-  if (typeof ref !== 'string') return (node ?? {}) as Json
-  return ref
-    .slice(2)
-    .split('/')
-    .reduce<unknown>((acc, k) => (acc as Json)[k], doc) as Json
-}
 
 /** Every operation of spec/openapi.yaml (the table of support/documented.ts) with its parameters. */
 export function fuzzOperations(): FuzzOperation[] {

@@ -31,7 +31,8 @@ const doc = loadOpenApi() as unknown as {
   'x-delegated-access'?: { headers?: string[]; query?: string[] }
 }
 
-const deref = (node: unknown): Json => {
+/** The node itself, or what its `$ref` (a local `#/...` pointer) points at in spec/openapi.yaml. */
+export const deref = (node: unknown): Json => {
   const ref = (node as Json | undefined)?.$ref
   if (typeof ref !== 'string') return (node ?? {}) as Json
   return ref
