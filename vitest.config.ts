@@ -10,6 +10,7 @@ export default defineConfig({
         test: {
           name: 'conformance',
           include: ['conformance/**/*.test.ts'],
+          setupFiles: ['conformance/support/setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

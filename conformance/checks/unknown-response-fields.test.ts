@@ -183,6 +183,13 @@ describe('unknown response fields', () => {
     expect(isStrict({})).toBe(true)
     expect(isStrict(mockHttp)).toBe(true)
     expect(isStrict(real)).toBe(false)
+    // The conformance CLI names a real target by the world it found (TARGET_WORLD_JSON), or by a key alone.
+    const cliReal = { TARGET_URL: 'https://api.example.com', TARGET_WORLD_JSON: '{}' }
+    expect(targetKindFromEnv(cliReal)).toBe('real')
+    expect(isStrict(cliReal)).toBe(false)
+    expect(targetKindFromEnv({ TARGET_URL: 'https://api.example.com', TARGET_API_KEY: 'k' })).toBe(
+      'real',
+    )
     expect(isStrict({ ...real, CONFORMANCE_STRICT: '1' })).toBe(true)
     expect(isStrict({ ...real, CONFORMANCE_STRICT: 'true' })).toBe(true)
     expect(isStrict({ CONFORMANCE_STRICT: '0' })).toBe(false)

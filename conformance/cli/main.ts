@@ -102,6 +102,8 @@ async function main(argv: string[]): Promise<number> {
   }
 
   out(`conformance: target ${kind}${options.baseUrl ? ` ${options.baseUrl}` : ''}`)
+  if (process.env.CONFORMANCE_MOCK_ROOT)
+    out(`conformance: the mock under test is the copy in ${process.env.CONFORMANCE_MOCK_ROOT}`)
   out(`conformance: fast-check seed ${seed} (replay with --seed ${seed})`)
   if (options.only.length > 0) out(`conformance: only ${options.only.join(', ')}`)
   if (probed?.kind === 'mock-http' && probed.clockSet)

@@ -15,7 +15,9 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Reporter, TestCase, TestModule, TestSuite } from 'vitest/node'
 import type { Requirement } from '../../spec/index.js'
+import { toCurl, toHar, type Exchange, type OperationTally } from '../support/exchanges.js'
 import { titleIds } from '../support/pace.js'
+import type { Warning } from '../support/warnings.js'
 import { isSelected } from './args.js'
 
 export type TestOutcome = {
@@ -30,6 +32,20 @@ export type TestOutcome = {
   note?: string
   /** The first line of the first error of a failed test. */
   error?: string
+  /** A failed test's last exchanges with the target (credentials masked). */
+  exchanges?: Exchange[]
+}
+
+/** Per documented operation: what the run saw of it and what broke its contract. */
+export type OperationSummary = {
+  operationId: string
+  /** Responses checked against the document. */
+  responses: number
+  statuses: Record<string, number>
+  /** Failed tests whose failure was a response check on this operation (status, headers, body). */
+  contractFailures: { check: string; test: string }[]
+  /** Warnings about its responses (undocumented fields: additive changes, never a failure unless strict). */
+  warnings: number
 }
 
 export type RequirementState =
@@ -70,6 +86,53 @@ export type RequirementReport = RunMeta & {
   requirements: RequirementResult[]
   /** Tests whose titles name no requirement. */
   untagged: TestOutcome[]
+  /** Every response of the run, per operation (contract validation). */
+  operations: OperationSummary[]
+  /** Findings that are not failures, each once. */
+  warnings: Warning[]
+}
+
+/** What the run's tests carried in their meta besides their outcomes (setup.ts). */
+export type RunExtras = { tallies: OperationTally[]; warnings: Warning[] }
+
+/** A response check's failure: `[check][REQ-001] operationId: ...` (conformance/checks/failure.ts). */
+const CHECK_FAILURE = /\[([a-z][\w-]*)\](?:\[[A-Z]+-\d{3}\])? (\S+?):/
+
+/** The per-operation contract summary from the tallies, the failed tests and the warnings. */
+export function summarizeOperations(
+  outcomes: readonly TestOutcome[],
+  extras: RunExtras,
+): OperationSummary[] {
+  const ops = new Map<string, OperationSummary>()
+  const of = (id: string) => {
+    let op = ops.get(id)
+    if (!op) {
+      op = { operationId: id, responses: 0, statuses: {}, contractFailures: [], warnings: 0 }
+      ops.set(id, op)
+    }
+    return op
+  }
+  for (const tally of extras.tallies)
+    for (const [id, statuses] of Object.entries(tally)) {
+      const op = of(id)
+      for (const [status, n] of Object.entries(statuses)) {
+        op.responses += n
+        op.statuses[status] = (op.statuses[status] ?? 0) + n
+      }
+    }
+  for (const t of outcomes) {
+    const m = t.state === 'failed' && t.error ? CHECK_FAILURE.exec(t.error) : null
+    if (m)
+      of(m[2] === 'undocumented' ? 'undocumented' : m[2]!).contractFailures.push({
+        check: m[1]!,
+        test: t.name,
+      })
+  }
+  for (const w of extras.warnings) {
+    const id = /^(\w+)[ :]/.exec(w.key)?.[1]
+    if (id && ops.has(id)) of(id).warnings++
+  }
+  return [...ops.values()].sort((a, b) => a.operationId.localeCompare(b.operationId))
 }
 
 const reasonOf = (t: TestOutcome): string =>
@@ -80,6 +143,7 @@ export function buildRequirementReport(
   requirements: readonly Pick<Requirement, 'id' | 'section' | 'verify' | 'rule'>[],
   outcomes: readonly TestOutcome[],
   meta: RunMeta,
+  extras: RunExtras = { tallies: [], warnings: [] },
 ): RequirementReport {
   const byId = new Map<string, TestOutcome[]>()
   const untagged: TestOutcome[] = []
@@ -123,6 +187,8 @@ export function buildRequirementReport(
     },
     requirements: results,
     untagged,
+    operations: summarizeOperations(outcomes, extras),
+    warnings: [...new Map(extras.warnings.map((w) => [w.key, w])).values()],
   }
 }
 
@@ -158,10 +224,50 @@ export function renderMarkdown(report: RequirementReport): string {
     lines.push('## Failed', '')
     for (const r of failed) {
       lines.push(`### ${r.id} (${r.section})`, '', r.rule, '')
-      for (const t of r.tests.filter((x) => x.state === 'failed'))
+      for (const t of r.tests.filter((x) => x.state === 'failed')) {
         lines.push(`- ${t.file}: ${t.name}`, `  - ${t.error ?? 'failed'}`)
+        const last = t.exchanges?.at(-1)
+        if (last) {
+          lines.push(
+            `  - last exchange: ${last.request.method} ${last.request.url} -> ${last.response.status}` +
+              ` (all ${t.exchanges!.length} in failures.har)`,
+            '',
+            '    ```sh',
+            `    ${toCurl(last)}`,
+            '    ```',
+            '',
+            '    ```',
+            ...`${last.response.status}\n${last.response.body}`.split('\n').map((l) => `    ${l}`),
+            '    ```',
+          )
+        }
+      }
       lines.push('')
     }
+  }
+  if (report.operations.length > 0) {
+    lines.push('## Contract of every response, per operation', '')
+    lines.push(
+      'Every response the run saw was checked against spec/openapi.yaml (status, headers, body).',
+      '',
+      '| operation | responses | statuses | contract failures | warnings |',
+      '|---|---|---|---|---|',
+    )
+    for (const op of report.operations)
+      lines.push(
+        `| ${op.operationId} | ${op.responses} | ${Object.entries(op.statuses)
+          .map(([st, n]) => `${st}×${n}`)
+          .join(
+            ' ',
+          )} | ${op.contractFailures.length === 0 ? '-' : `**${op.contractFailures.length}** (${[...new Set(op.contractFailures.map((f) => f.check))].join(', ')})`} | ${op.warnings || '-'} |`,
+      )
+    lines.push('')
+  }
+  if (report.warnings.length > 0) {
+    lines.push('## Warnings (not failures)', '')
+    for (const w of report.warnings)
+      lines.push(`- ${cell(w.message)}${w.test ? ` (first met in: ${cell(w.test)})` : ''}`)
+    lines.push('')
   }
   lines.push('## Every requirement', '')
   lines.push('| id | verify | state | tests | reason / section |', '|---|---|---|---|---|')
@@ -195,6 +301,8 @@ export function outcomesOf(modules: readonly TestModule[]): TestOutcome[] {
       if (t.options.mode !== 'run' && t.options.mode !== 'only') outcome.deselected = true
       if (r.state === 'skipped' && r.note) outcome.note = r.note
       if (r.state === 'failed') outcome.error = firstLine(r.errors[0])
+      const exchanges = t.meta().exchanges
+      if (r.state === 'failed' && exchanges) outcome.exchanges = exchanges
       // A failed beforeAll (or a file that does not load) leaves its tests skipped: they failed.
       const hookError = r.state === 'skipped' && !r.note && !outcome.deselected && failedParent(t)
       if (hookError) {
@@ -207,8 +315,14 @@ export function outcomesOf(modules: readonly TestModule[]): TestOutcome[] {
   return out
 }
 
-const firstLine = (e: { message?: string } | undefined): string =>
-  (e?.message ?? String(e)).split('\n')[0]!.slice(0, 500)
+/** The first line of an error; for a failed property, with the error it got ("Got ..."). */
+export function firstLine(e: { message?: string } | undefined): string {
+  const lines = (e?.message ?? String(e)).split('\n')
+  const got = lines[0]!.startsWith('Property failed')
+    ? lines.find((l) => l.startsWith('Got '))
+    : undefined
+  return (got ? `${lines[0]}: ${got.replace(/^Got (error: )?/, '')}` : lines[0]!).slice(0, 500)
+}
 
 /** The error of the nearest enclosing suite or module that failed, if any. */
 function failedParent(t: TestCase): string | undefined {
@@ -222,7 +336,27 @@ function failedParent(t: TestCase): string | undefined {
   return undefined
 }
 
-/** The vitest reporter: at the end of the run, builds the report and writes its two files. */
+/** The tallies and warnings the run's tests carried in their meta. */
+export function extrasOf(modules: readonly TestModule[]): RunExtras {
+  const extras: RunExtras = { tallies: [], warnings: [] }
+  for (const m of modules)
+    for (const t of m.children.allTests()) {
+      const meta = t.meta()
+      if (meta.operations) extras.tallies.push(meta.operations)
+      if (meta.warnings) extras.warnings.push(...meta.warnings)
+    }
+  return extras
+}
+
+/** failures.har: the exchanges of every failed test (HAR 1.2, credentials masked). */
+export const failuresHar = (report: RequirementReport): Record<string, unknown> =>
+  toHar(
+    [...new Set(report.requirements.flatMap((r) => r.tests))].flatMap((t) =>
+      t.state === 'failed' ? (t.exchanges ?? []) : [],
+    ),
+  )
+
+/** The vitest reporter: at the end of the run, builds the report and writes its files. */
 export class RequirementsReporter implements Reporter {
   report: RequirementReport | undefined
   private startedAt = new Date()
@@ -238,13 +372,22 @@ export class RequirementsReporter implements Reporter {
   }
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>) {
-    this.report = buildRequirementReport(this.requirements, outcomesOf(modules), {
-      ...this.meta,
-      startedAt: this.startedAt.toISOString(),
-      durationMs: Date.now() - this.startedAt.getTime(),
-    })
+    this.report = buildRequirementReport(
+      this.requirements,
+      outcomesOf(modules),
+      {
+        ...this.meta,
+        startedAt: this.startedAt.toISOString(),
+        durationMs: Date.now() - this.startedAt.getTime(),
+      },
+      extrasOf(modules),
+    )
     mkdirSync(this.dir, { recursive: true })
     writeFileSync(join(this.dir, 'requirements.json'), `${JSON.stringify(this.report, null, 2)}\n`)
     writeFileSync(join(this.dir, 'requirements.md'), renderMarkdown(this.report))
+    writeFileSync(
+      join(this.dir, 'failures.har'),
+      `${JSON.stringify(failuresHar(this.report), null, 2)}\n`,
+    )
   }
 }

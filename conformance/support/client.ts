@@ -6,6 +6,7 @@
 import request from 'supertest'
 import type { Response, Test } from 'supertest'
 import { runChecks } from '../checks/index.js'
+import { recordExchange, tallyResponse, type Exchange } from './exchanges.js'
 import { findOperation } from './operations.js'
 import type { RunPacer } from './pace.js'
 
@@ -26,6 +27,9 @@ export type RequestOptions = {
   /** Run the response checks (default true). */
   check?: boolean
 }
+
+/** What the client sent, for the failure report (exchanges.ts). */
+type Sent = { startedMs: number; method: string; path: string; opts: RequestOptions; body?: string }
 
 export type UploadFile = { content: Buffer | string; filename: string; contentType?: string }
 
@@ -54,7 +58,8 @@ export class ApiClient {
     return this.paced({ method, path, idem: opts.idem, body }, async () => {
       let test = this.prepare(method, path, opts)
       if (body !== undefined) test = test.send(body as object)
-      return this.finish(method, path, await test, opts)
+      const sent: Sent = { startedMs: Date.now(), method, path, opts, body: bodyText(body) }
+      return this.finish(sent, await test)
     })
   }
 
@@ -93,7 +98,21 @@ export class ApiClient {
       })
     }
     for (const [name, value] of Object.entries(opts.fields ?? {})) test = test.field(name, value)
-    return this.finish('POST', path, await test, opts)
+    const parts = [
+      ...(file ? [`file=${file.filename} (${Buffer.byteLength(file.content)} bytes)`] : []),
+      ...(opts.extraFiles ?? []).map(
+        (f) => `${f.field}=${f.filename} (${Buffer.byteLength(f.content)} bytes)`,
+      ),
+      ...Object.entries(opts.fields ?? {}).map(([k, v]) => `${k}=${v}`),
+    ]
+    const sent: Sent = {
+      startedMs: Date.now(),
+      method: 'POST',
+      path,
+      opts,
+      body: `multipart/form-data: ${parts.join('; ')}`,
+    }
+    return this.finish(sent, await test)
   }
 
   /** One request through the pacer when there is one (sent again, unchanged, after a paced 429). */
@@ -117,7 +136,8 @@ export class ApiClient {
     return test.buffer(true)
   }
 
-  private finish(method: string, path: string, res: Response, opts: RequestOptions): ApiResponse {
+  private finish(sent: Sent, res: Response): ApiResponse {
+    const { method, path, opts } = sent
     const text =
       typeof res.text === 'string'
         ? res.text
@@ -131,14 +151,52 @@ export class ApiClient {
       body: isJson ? res.body : Buffer.isBuffer(res.body) ? res.body : text,
       text,
     }
+    const operation = findOperation(method, path)
+    recordExchange(this.exchange(sent, out))
     if (opts.check !== false) {
+      tallyResponse(operation?.operationId, out.status)
       runChecks({
         method,
         path,
-        operation: findOperation(method, path),
+        operation,
         response: { ...out, body: isJson ? res.body : undefined },
       })
     }
     return out
   }
+
+  private exchange(sent: Sent, res: ApiResponse): Exchange {
+    const { opts } = sent
+    const url = new URL(sent.path, this.baseUrl)
+    for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, String(v))
+    const headers: Record<string, string> = {}
+    if (opts.key !== undefined) headers.Authorization = `Bearer ${opts.key}`
+    if (opts.idem !== undefined) headers['Idempotency-Key'] = opts.idem
+    if (sent.body !== undefined && !sent.body.startsWith('multipart/'))
+      headers['Content-Type'] = 'application/json'
+    Object.assign(headers, opts.headers)
+    return {
+      startedAt: new Date(sent.startedMs).toISOString(),
+      ms: Date.now() - sent.startedMs,
+      request: {
+        method: sent.method,
+        url: url.toString(),
+        headers,
+        ...(sent.body === undefined ? {} : { body: sent.body }),
+      },
+      response: {
+        status: res.status,
+        headers: res.headers,
+        body: Buffer.isBuffer(res.body) ? `<${res.body.byteLength} bytes>` : res.text,
+      },
+    }
+  }
+}
+
+/** A request body as text for the report. */
+function bodyText(body: unknown): string | undefined {
+  if (body === undefined) return undefined
+  if (typeof body === 'string') return body
+  if (Buffer.isBuffer(body)) return `<${body.byteLength} bytes>`
+  return JSON.stringify(body)
 }

@@ -9,6 +9,8 @@
  *                       rates, 429 resends; executions and uploads only with TARGET_ALLOW_SPEND=1).
  */
 import type { Server } from 'node:http'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { createMock, type Mock, type MockOptions } from '../../mock/index.js'
 import { ApiClient } from './client.js'
 import { MockControl } from './control.js'
@@ -84,7 +86,7 @@ export async function startTarget(options: TargetOptions = {}): Promise<Target> 
     }
     return target
   }
-  const mock = await createMock({ clock: 'manual', ...options })
+  const mock = await (await mockFactory())({ clock: 'manual', ...options })
   const { server, baseUrl } = await serve(mock)
   const api = new ApiClient(baseUrl)
   return mockTarget(
@@ -97,6 +99,19 @@ export async function startTarget(options: TargetOptions = {}): Promise<Target> 
       mock.close()
     },
   )
+}
+
+/**
+ * createMock of the mock under test: this repository's, or, with CONFORMANCE_MOCK_ROOT, that of a copy of it
+ * (the mutation self-test, conformance/mutants/, points it at deliberately broken variants).
+ */
+async function mockFactory(): Promise<typeof createMock> {
+  const root = process.env.CONFORMANCE_MOCK_ROOT
+  if (!root) return createMock
+  const module = (await import(pathToFileURL(join(root, 'mock/index.ts')).href)) as {
+    createMock: typeof createMock
+  }
+  return module.createMock
 }
 
 /** Whether a mock over HTTP answers the 61st read of a minute with 429 (then reset again). */
