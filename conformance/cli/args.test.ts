@@ -102,6 +102,14 @@ describe('conformance CLI arguments', () => {
     expect(() => parse(args)).toThrow(message)
   })
 
+  it('reads the baseline flags and the strictness, refusing both strict and lenient', () => {
+    const o = parse(['--baseline', 'known.txt', '--write-baseline', 'new.txt', '--lenient'])
+    expect(o).toMatchObject({ baseline: 'known.txt', writeBaseline: 'new.txt', strict: false })
+    expect(parse(['--strict']).strict).toBe(true)
+    expect(parse([]).strict).toBeUndefined()
+    expect(() => parse(['--strict', '--lenient'])).toThrow(/exclude each other/)
+  })
+
   it('returns early for --help', () => {
     expect(parse(['--help', '--max-executions', '3']).help).toBe(true)
   })

@@ -26,7 +26,13 @@ selection and reports
   --seed <n>                fast-check seed (default: a new one, printed); the same seed replays the run
   --num-runs <n>            fast-check examples per property (default: each test's own, mostly 25); fewer
                             keeps a paced real-target run short, more searches deeper
-  --report-dir <dir>        where junit.xml, requirements.md and requirements.json go (default ./conformance-report)
+  --report-dir <dir>        where junit.xml, requirements.md, requirements.json and failures.har go
+                            (default ./conformance-report)
+  --baseline <file>         expected failures: requirement ids the target is known not to meet yet; only failures
+                            outside it fail the run, and the report names baselined ids that now pass
+  --write-baseline <file>   write this run's failed requirement ids to a baseline file
+  --strict | --lenient      an undocumented response field fails the check (strict) or is a warning (lenient);
+                            default: strict against the mock, lenient against a real deployment
   --verbose                 vitest's own report as well (every test, full failure output)
   --help                    this text
 
@@ -51,6 +57,10 @@ export type CliOptions = {
   seed?: number
   numRuns?: number
   reportDir: string
+  baseline?: string
+  writeBaseline?: string
+  /** Undocumented response fields fail (true) or warn (false); undefined: by target kind. */
+  strict?: boolean
   verbose: boolean
   help: boolean
 }
@@ -92,6 +102,10 @@ export function parseCliArgs(
         seed: { type: 'string' },
         'num-runs': { type: 'string' },
         'report-dir': { type: 'string' },
+        baseline: { type: 'string' },
+        'write-baseline': { type: 'string' },
+        strict: { type: 'boolean' },
+        lenient: { type: 'boolean' },
         verbose: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -172,6 +186,13 @@ export function parseCliArgs(
       )
     if (!options.only.includes(id)) options.only.push(id)
   }
+
+  if (values.baseline !== undefined) options.baseline = values.baseline
+  if (values['write-baseline'] !== undefined) options.writeBaseline = values['write-baseline']
+  if (values.strict && values.lenient)
+    throw new UsageError('--strict and --lenient exclude each other')
+  if (values.strict) options.strict = true
+  if (values.lenient) options.strict = false
 
   if (values['num-runs'] !== undefined)
     options.numRuns = positiveInteger('--num-runs', values['num-runs'])

@@ -14,6 +14,12 @@ import { loadRequirements } from '../../spec/index.js'
 import { RunLedger, type LedgerStats } from '../support/pace.js'
 import { worldRoles } from '../support/world.js'
 import { onlyPattern, parseCliArgs, UsageError, USAGE, type CliOptions } from './args.js'
+import {
+  compareWithBaseline,
+  readBaseline,
+  writeBaseline,
+  type BaselineComparison,
+} from './baseline.js'
 import { startCoordinator, type Coordinator } from './coordinator.js'
 import { probeTarget, TargetError, type Probed } from './probe.js'
 import { ProgressReporter } from './progress-reporter.js'
@@ -38,6 +44,7 @@ const TARGET_ENV = [
   'FC_SEED',
   'FC_PATH',
   'FC_NUM_RUNS',
+  'CONFORMANCE_STRICT',
 ]
 
 /** Per-test time on a real target: paced calls wait for the call-rate window (a minute per 60 reads). */
@@ -68,6 +75,16 @@ async function main(argv: string[]): Promise<number> {
     return 0
   }
 
+  let baseline: string[] | undefined
+  if (options.baseline) {
+    try {
+      baseline = readBaseline(options.baseline, new Set(catalog.requirements.map((r) => r.id)))
+    } catch (error) {
+      err(`conformance: ${(error as Error).message}`)
+      return 2
+    }
+  }
+
   const ledger = new RunLedger({
     allow: options.allowSpend,
     maxExecutions: options.maxExecutions,
@@ -92,6 +109,7 @@ async function main(argv: string[]): Promise<number> {
   process.env.FC_SEED = String(seed)
   if (options.numRuns !== undefined) process.env.FC_NUM_RUNS = String(options.numRuns)
   process.env.CONFORMANCE_CLI = '1'
+  if (options.strict !== undefined) process.env.CONFORMANCE_STRICT = options.strict ? '1' : '0'
   let coordinator: Coordinator | undefined
   if (options.baseUrl) process.env.TARGET_URL = options.baseUrl
   if (options.controlToken) process.env.MOCK_CONTROL_TOKEN = options.controlToken
@@ -128,6 +146,7 @@ async function main(argv: string[]): Promise<number> {
       seed,
       only: options.only,
       catalogVersion: catalog.version,
+      ...(baseline ? { baseline } : {}),
     },
     reportDir,
   )
@@ -182,6 +201,13 @@ async function main(argv: string[]): Promise<number> {
     err(`conformance: the suite did not run: ${failedToRun ?? 'no results'}`)
     return 1
   }
+  if (options.writeBaseline) {
+    writeBaseline(
+      options.writeBaseline,
+      report.requirements.filter((r) => r.state === 'failed'),
+    )
+    out(`conformance: baseline of this run's failures written to ${options.writeBaseline}`)
+  }
   const code = summarize(report, progress.counts.errors, kind === 'real' ? stats : undefined, {
     reportDir,
     junit,
@@ -207,7 +233,17 @@ function summarize(
       `${t['not-run']} not run, ${t['not-covered']} not covered (of ${report.requirements.length})`,
   )
   const failed = report.requirements.filter((r) => r.state === 'failed')
-  if (failed.length > 0) out(`failed: ${failed.map((r) => r.id).join(', ')}`)
+  const compared: BaselineComparison | undefined = report.baseline
+  if (compared) {
+    if (compared.newFailures.length > 0)
+      out(`NEW failures (not in the baseline): ${compared.newFailures.join(', ')}`)
+    if (compared.stillFailing.length > 0)
+      out(`baselined failures (expected, do not fail the run): ${compared.stillFailing.join(', ')}`)
+    if (compared.nowPassing.length > 0)
+      out(
+        `baselined but now PASSING (remove them from the baseline): ${compared.nowPassing.join(', ')}`,
+      )
+  } else if (failed.length > 0) out(`failed: ${failed.map((r) => r.id).join(', ')}`)
   // Each skipped test once (a test naming several requirements appears under each of them).
   const skippedTests = new Map<string, string>()
   for (const r of report.requirements)
@@ -230,9 +266,12 @@ function summarize(
   }
   out(`fast-check seed: ${report.seed}`)
   out(
-    `reports: ${files.junit}, ${join(files.reportDir, 'requirements.md')}, ${join(files.reportDir, 'requirements.json')}`,
+    `reports: ${files.junit}, ${join(files.reportDir, 'requirements.md')}, ${join(files.reportDir, 'requirements.json')}, ${join(files.reportDir, 'failures.har')}`,
   )
-  if (report.tests.failed > 0 || errors.length > 0) return 1
+  if (errors.length > 0) return 1
+  const untaggedFailed = report.untagged.some((t) => t.state === 'failed')
+  if (compared ? compared.newFailures.length > 0 || untaggedFailed : report.tests.failed > 0)
+    return 1
   if (report.tests.passed === 0) {
     out('conformance: no check ran (every selected test was skipped or none was selected)')
     return 1

@@ -1,7 +1,10 @@
 /** The report per requirement (requirements-reporter.ts), built from synthetic test results. */
 import { describe, expect, it } from 'vitest'
+import type { Exchange } from '../support/exchanges.js'
 import {
   buildRequirementReport,
+  failuresHar,
+  firstLine,
   renderMarkdown,
   type RunMeta,
   type TestOutcome,
@@ -103,5 +106,97 @@ describe('requirement report', () => {
     expect(md).toMatch(
       /\| A-004 \| real \| skipped \| 0\/3 \| mock only: needs virtual time; needs --allow-spend \|/,
     )
+  })
+
+  const exchange: Exchange = {
+    startedAt: '2026-01-01T00:00:01.000Z',
+    ms: 12,
+    request: {
+      method: 'POST',
+      url: 'https://api.example.com/v1/files',
+      headers: { Authorization: 'Bearer sk_l****', 'Idempotency-Key': 'k-1' },
+      body: '{"a":1}',
+    },
+    response: {
+      status: 201,
+      headers: { 'content-type': 'application/json' },
+      body: '{"file_id":"f"}',
+    },
+  }
+
+  it('shows a failure with its last exchange as curl and all of them in failures.har', () => {
+    const withExchange = buildRequirementReport(
+      CATALOG,
+      [test(['A-002'], 'failed', { error: 'expected 409, got 201', exchanges: [exchange] })],
+      META,
+    )
+    const md = renderMarkdown(withExchange)
+    expect(md).toContain(
+      `curl -i -X POST 'https://api.example.com/v1/files' -H 'Authorization: Bearer sk_l****' -H 'Idempotency-Key: k-1' --data-binary '{"a":1}'`,
+    )
+    expect(md).toContain('{"file_id":"f"}')
+    const har = failuresHar(withExchange) as {
+      log: { version: string; entries: { request: { url: string } }[] }
+    }
+    expect(har.log.version).toBe('1.2')
+    expect(har.log.entries.map((e) => e.request.url)).toEqual(['https://api.example.com/v1/files'])
+  })
+
+  it('sums the responses of every test per operation and names the contract failures', () => {
+    const r = buildRequirementReport(
+      CATALOG,
+      [
+        test(['A-001'], 'passed'),
+        test(['A-002'], 'failed', {
+          error:
+            'Property failed after 1 tests: [response-schema][ERR-001] getTurn: body.status must be one of …',
+        }),
+      ],
+      META,
+      {
+        tallies: [
+          { getTurn: { '200': 2 } },
+          { getTurn: { '200': 1, '404': 1 }, listDeployments: { '200': 1 } },
+        ],
+        warnings: [
+          { key: 'listDeployments 200: deployments[].extra', message: 'an undocumented field' },
+        ],
+      },
+    )
+    expect(r.operations).toEqual([
+      {
+        operationId: 'getTurn',
+        responses: 4,
+        statuses: { '200': 3, '404': 1 },
+        contractFailures: [{ check: 'response-schema', test: test(['A-002'], 'failed').name }],
+        warnings: 0,
+      },
+      {
+        operationId: 'listDeployments',
+        responses: 1,
+        statuses: { '200': 1 },
+        contractFailures: [],
+        warnings: 1,
+      },
+    ])
+    const md = renderMarkdown(r)
+    expect(md).toContain('| getTurn | 4 | 200×3 404×1 | **1** (response-schema) | - |')
+    expect(md).toContain('## Warnings (not failures)')
+  })
+
+  it("names a failed property's own error after its first line", () => {
+    expect(
+      firstLine({
+        message:
+          'Property failed after 2 tests\n{ seed: 1 }\nCounterexample: [1]\nGot AssertionError: expected 1 to be 2',
+      }),
+    ).toBe('Property failed after 2 tests: AssertionError: expected 1 to be 2')
+    expect(firstLine({ message: 'plain\nsecond' })).toBe('plain')
+  })
+
+  it('compares the failures with a baseline', () => {
+    const r = buildRequirementReport(CATALOG, outcomes, { ...META, baseline: ['A-002', 'A-001'] })
+    expect(r.baseline).toEqual({ newFailures: [], stillFailing: ['A-002'], nowPassing: ['A-001'] })
+    expect(renderMarkdown(r)).toContain('now passing (remove from the baseline): A-001')
   })
 })

@@ -15,6 +15,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Reporter, TestCase, TestModule, TestSuite } from 'vitest/node'
 import type { Requirement } from '../../spec/index.js'
+import { compareWithBaseline, type BaselineComparison } from './baseline.js'
 import { toCurl, toHar, type Exchange, type OperationTally } from '../support/exchanges.js'
 import { titleIds } from '../support/pace.js'
 import type { Warning } from '../support/warnings.js'
@@ -76,6 +77,8 @@ export type RunMeta = {
   seed: number
   only: string[]
   catalogVersion: string
+  /** The expected-failures baseline's ids (--baseline). */
+  baseline?: string[]
   startedAt: string
   durationMs: number
 }
@@ -90,6 +93,8 @@ export type RequirementReport = RunMeta & {
   operations: OperationSummary[]
   /** Findings that are not failures, each once. */
   warnings: Warning[]
+  /** With a baseline: the new failures, the expected ones, and the baselined ids that now pass. */
+  baseline?: BaselineComparison
 }
 
 /** What the run's tests carried in their meta besides their outcomes (setup.ts). */
@@ -188,6 +193,7 @@ export function buildRequirementReport(
     requirements: results,
     untagged,
     operations: summarizeOperations(outcomes, extras),
+    ...(meta.baseline ? { baseline: compareWithBaseline(results, meta.baseline) } : {}),
     warnings: [...new Map(extras.warnings.map((w) => [w.key, w])).values()],
   }
 }
@@ -216,6 +222,17 @@ export function renderMarkdown(report: RequirementReport): string {
     `- tests: ${report.tests.passed} passed, ${report.tests.failed} failed, ${report.tests.skipped} skipped`,
     '',
   )
+  if (report.baseline) {
+    const b = report.baseline
+    lines.push(
+      '## Against the expected-failures baseline',
+      '',
+      `- new failures (fail the run): ${b.newFailures.join(', ') || 'none'}`,
+      `- baselined, still failing: ${b.stillFailing.join(', ') || 'none'}`,
+      `- baselined, now passing (remove from the baseline): ${b.nowPassing.join(', ') || 'none'}`,
+      '',
+    )
+  }
   lines.push('| state | requirements |', '|---|---|')
   for (const s of STATES) lines.push(`| ${MARK[s]} | ${report.totals[s]} |`)
   lines.push('')
