@@ -29,7 +29,9 @@ export function readBaseline(path: string, known: ReadonlySet<string>): string[]
   try {
     text = readFileSync(path, 'utf8')
   } catch (error) {
-    throw new Error(`cannot read the baseline ${path}: ${(error as Error).message}`)
+    throw new Error(`cannot read the baseline ${path}: ${(error as Error).message}`, {
+      cause: error,
+    })
   }
   const ids = parseBaseline(text)
   const unknown = ids.filter((id) => !known.has(id))

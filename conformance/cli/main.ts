@@ -14,12 +14,7 @@ import { loadRequirements } from '../../spec/index.js'
 import { RunLedger, type LedgerStats } from '../support/pace.js'
 import { worldRoles } from '../support/world.js'
 import { onlyPattern, parseCliArgs, UsageError, USAGE, type CliOptions } from './args.js'
-import {
-  compareWithBaseline,
-  readBaseline,
-  writeBaseline,
-  type BaselineComparison,
-} from './baseline.js'
+import { readBaseline, writeBaseline, type BaselineComparison } from './baseline.js'
 import { startCoordinator, type Coordinator } from './coordinator.js'
 import { probeTarget, TargetError, type Probed } from './probe.js'
 import { ProgressReporter } from './progress-reporter.js'
@@ -146,7 +141,7 @@ async function main(argv: string[]): Promise<number> {
       seed,
       only: options.only,
       catalogVersion: catalog.version,
-      ...(baseline ? { baseline } : {}),
+      ...(baseline ? { baselineIds: baseline } : {}),
     },
     reportDir,
   )

@@ -195,7 +195,10 @@ describe('requirement report', () => {
   })
 
   it('compares the failures with a baseline', () => {
-    const r = buildRequirementReport(CATALOG, outcomes, { ...META, baseline: ['A-002', 'A-001'] })
+    const r = buildRequirementReport(CATALOG, outcomes, {
+      ...META,
+      baselineIds: ['A-002', 'A-001'],
+    })
     expect(r.baseline).toEqual({ newFailures: [], stillFailing: ['A-002'], nowPassing: ['A-001'] })
     expect(renderMarkdown(r)).toContain('now passing (remove from the baseline): A-001')
   })

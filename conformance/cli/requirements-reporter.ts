@@ -78,7 +78,7 @@ export type RunMeta = {
   only: string[]
   catalogVersion: string
   /** The expected-failures baseline's ids (--baseline). */
-  baseline?: string[]
+  baselineIds?: string[]
   startedAt: string
   durationMs: number
 }
@@ -193,7 +193,7 @@ export function buildRequirementReport(
     requirements: results,
     untagged,
     operations: summarizeOperations(outcomes, extras),
-    ...(meta.baseline ? { baseline: compareWithBaseline(results, meta.baseline) } : {}),
+    ...(meta.baselineIds ? { baseline: compareWithBaseline(results, meta.baselineIds) } : {}),
     warnings: [...new Map(extras.warnings.map((w) => [w.key, w])).values()],
   }
 }
