@@ -309,3 +309,57 @@ function notPositive(name: LimitName): fc.Arbitrary<number> {
 /** A valid body with exactly one violation, and the code the document gives that violation. */
 export const sessionBodyViolation = (): fc.Arbitrary<BodyViolation> =>
   fc.tuple(sessionBody(), fc.oneof(...MUTATIONS)).map(([base, mutate]) => mutate(base))
+
+/**
+ * The violations just over each bound of a Session body (one key, one character, one unit over), always among
+ * the cases checked: a server that is off by one fails on every run, never only on a lucky seed.
+ */
+export function boundaryViolations(base: SessionBody): BodyViolation[] {
+  const { maxKeys, keyMax, valueMax } = SESSION_BOUNDS.metadata
+  const keys = (n: number) =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 'v']))
+  const limitIds = { execution_seconds: 'SES-008', max_su: 'SES-009', queue_seconds: 'SES-010' }
+  return [
+    {
+      label: `metadata with ${maxKeys + 1} keys`,
+      body: { ...base, metadata: keys(maxKeys + 1) },
+      code: 'INVALID_INPUT',
+      requirements: ['SES-013'],
+    },
+    {
+      label: `metadata key of ${keyMax + 1} characters`,
+      body: { ...base, metadata: { ['k'.repeat(keyMax + 1)]: 'v' } },
+      code: 'INVALID_INPUT',
+      requirements: ['SES-014'],
+    },
+    {
+      label: 'metadata key of 0 characters',
+      body: { ...base, metadata: { '': 'v' } },
+      code: 'INVALID_INPUT',
+      requirements: ['SES-014'],
+    },
+    {
+      label: `metadata value of ${valueMax + 1} characters`,
+      body: { ...base, metadata: { k: 'v'.repeat(valueMax + 1) } },
+      code: 'INVALID_INPUT',
+      requirements: ['SES-015'],
+    },
+    ...LIMIT_NAMES.flatMap((name): BodyViolation[] => {
+      const { max, integer } = SESSION_BOUNDS.limits[name]
+      return [
+        {
+          label: `limits.${name} ${integer ? max + 1 : `just over ${max}`}`,
+          body: withLimit(base, name, integer ? max + 1 : max + 0.01),
+          code: 'LIMIT_OUT_OF_RANGE',
+          requirements: [limitIds[name]],
+        },
+        {
+          label: `limits.${name} 0`,
+          body: withLimit(base, name, 0),
+          code: 'LIMIT_OUT_OF_RANGE',
+          requirements: ['SES-011'],
+        },
+      ]
+    }),
+  ]
+}

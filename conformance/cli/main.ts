@@ -164,8 +164,8 @@ async function main(argv: string[]): Promise<number> {
         run: true,
         watch: false,
         passWithNoTests: true,
-        // This directory's own tests run the CLI: they are not part of a conformance run.
-        cliExclude: ['conformance/cli/**'],
+        // The CLI's and the mutation test's own tests are not part of a conformance run.
+        cliExclude: ['conformance/cli/**', 'conformance/mutants/**'],
         reporters: [
           progress,
           requirements,

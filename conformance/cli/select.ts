@@ -6,12 +6,12 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
-/** The suite's test files (relative to the repository), without this directory's own tests. */
+/** The suite's test files (relative to the repository), without the CLI's and the mutation test's own tests. */
 export function suiteFiles(root: string): string[] {
   return readdirSync(join(root, 'conformance'), { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.test.ts'))
     .map((f) => `conformance/${f.split('\\').join('/')}`)
-    .filter((f) => !f.startsWith('conformance/cli/'))
+    .filter((f) => !f.startsWith('conformance/cli/') && !f.startsWith('conformance/mutants/'))
     .sort()
 }
 

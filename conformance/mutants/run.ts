@@ -22,7 +22,8 @@ const CLI = join(ROOT, 'conformance/cli/main.ts')
 
 const USAGE = `usage: npm run conformance:mutants -- [options]
   --variant <name>     run only this variant (repeatable; default every variant)
-  --jobs <n>           variants run at once (default 2)
+  --jobs <n>           variants run at once (default 1; each run uses every core)
+  --wide               run the whole areas of the expected ids (slower; shows what else catches each)
   --seed <n>           fast-check seed of every run (default a new one, printed)
   --report-dir <dir>   where mutants.md and mutants.json go (default ./mutants-report)
   --keep               keep the variants' copies and their conformance reports (printed)
@@ -51,7 +52,9 @@ const areasOf = (ids: readonly string[]): string[] => [
   ...new Set(ids.map((id) => id.replace(/-\d{3}$/, ''))),
 ]
 
-export const selectionOf = (v: Variant): string[] => v.only ?? areasOf(v.expect)
+/** The checks a variant runs: those of its expected ids, or (wide) of their areas. */
+export const selectionOf = (v: Variant, wide = false): string[] =>
+  wide ? areasOf(v.expect) : v.expect
 
 /** The verdict on a variant from the ids its run failed and those the unbroken mock failed. */
 export function judge(
@@ -175,7 +178,8 @@ async function main(argv: string[]): Promise<number> {
     args: argv,
     options: {
       variant: { type: 'string', multiple: true },
-      jobs: { type: 'string', default: '2' },
+      jobs: { type: 'string', default: '1' },
+      wide: { type: 'boolean', default: false },
       seed: { type: 'string' },
       'report-dir': { type: 'string', default: 'mutants-report' },
       keep: { type: 'boolean', default: false },
@@ -205,12 +209,14 @@ async function main(argv: string[]): Promise<number> {
   mkdirSync(reportDir, { recursive: true })
   const work = mkdtempSync(join(tmpdir(), 'conformance-mutants-'))
   const out = (line: string) => process.stdout.write(`${line}\n`)
-  out(`conformance:mutants: ${variants.length} variants, seed ${seed}, ${jobs} at a time`)
+  out(
+    `conformance:mutants: ${variants.length} variants, seed ${seed}, ${jobs} at a time${values.wide ? ', whole areas' : ''}`,
+  )
 
   // The unbroken mock, served from a copy like the variants (same module paths, same start-up).
   const baselineRoot = join(work, 'baseline')
   makeVariant(ROOT, baselineRoot, { name: 'baseline', bug: '', patches: [], expect: [] })
-  const union = [...new Set(variants.flatMap(selectionOf))]
+  const union = [...new Set(variants.flatMap((v) => selectionOf(v, values.wide)))]
   mkdirSync(join(baselineRoot, 'report'))
   const baseline = await runSuite(baselineRoot, union, seed, join(baselineRoot, 'report'))
   if (!baseline.ran) {
@@ -226,7 +232,7 @@ async function main(argv: string[]): Promise<number> {
     jobs,
     variants.map((v) => async (): Promise<VariantResult> => {
       const dir = join(work, v.name)
-      const selection = selectionOf(v)
+      const selection = selectionOf(v, values.wide)
       let outcome: RunOutcome
       let note: string | undefined
       try {

@@ -2,8 +2,8 @@
  * The mutation self-test's variants: each a realistic bug of a real implementation, made by a textual patch of
  * a copy of the mock (mock/, spec/, fixtures/). `find` must occur exactly once in its file, so a refactor that
  * moves the code makes the variant stale (reported, and refused by the test in variants.test.ts) instead of
- * silently testing nothing. `expect` names the requirement ids whose checks must fail on the variant; the run
- * selects their areas (or `only`), so the report also shows what else caught it.
+ * silently testing nothing. `expect` names the requirement ids whose checks must fail on the variant: the run
+ * selects their checks (`--wide` runs their whole areas, to show what else catches it).
  */
 export type Patch = { file: string; find: string; replace: string }
 
@@ -12,10 +12,8 @@ export type Variant = {
   /** The bug, as a real implementation would have it. */
   bug: string
   patches: Patch[]
-  /** Requirement ids at least one of which must fail. */
+  /** Requirement ids at least one of which must fail; the run selects their checks. */
   expect: string[]
-  /** The selection to run (requirement ids or areas); default the areas of `expect`. */
-  only?: string[]
 }
 
 export const VARIANTS: readonly Variant[] = [
@@ -29,8 +27,7 @@ export const VARIANTS: readonly Variant[] = [
         replace: 'SESSION_BUSY:\n  http: { status: [400], retryable: false }',
       },
     ],
-    expect: ['STATE-001', 'ERR-019'],
-    only: ['STATE', 'ERR', 'SES'],
+    expect: ['STATE-024'],
   },
   {
     name: 'retryable-flag-of-a-code',
@@ -42,7 +39,7 @@ export const VARIANTS: readonly Variant[] = [
         replace: 'IDEMPOTENCY_CONFLICT:\n  http: { status: [409], retryable: true }',
       },
     ],
-    expect: ['IDEM-004', 'ERR-041'],
+    expect: ['IDEM-002', 'IDEM-004', 'ERR-041', 'EP-006'],
   },
   {
     name: 'no-retry-after-on-errors',
@@ -54,8 +51,7 @@ export const VARIANTS: readonly Variant[] = [
         replace: 'if (false) {',
       },
     ],
-    expect: ['RATE-005'],
-    only: ['RATE', 'ERR'],
+    expect: ['RATE-005', 'ERR-083', 'ERR-008'],
   },
   {
     name: 'request-id-header-differs',
@@ -67,8 +63,7 @@ export const VARIANTS: readonly Variant[] = [
         replace: "c.header('X-Request-Id', deps.ids.requestId())",
       },
     ],
-    expect: ['ERR-002'],
-    only: ['ERR', 'AUTH'],
+    expect: ['ERR-005'],
   },
   {
     name: 'error-cacheable',
@@ -80,8 +75,7 @@ export const VARIANTS: readonly Variant[] = [
         replace: "  c.header('Cache-Control', 'max-age=60')\n  // A 413",
       },
     ],
-    expect: ['ERR-001', 'DATA-003'],
-    only: ['ERR', 'DATA'],
+    expect: ['ERR-007'],
   },
   {
     name: 'replay-creates-new-work',
@@ -94,7 +88,7 @@ export const VARIANTS: readonly Variant[] = [
           "        handler(c, requestOf(c, op))\n        c.header('Idempotent-Replayed', 'true')",
       },
     ],
-    expect: ['IDEM-001', 'IDEM-002'],
+    expect: ['IDEM-001', 'IDEM-008', 'STATE-003'],
   },
   {
     name: 'same-key-other-body-accepted',
@@ -106,7 +100,7 @@ export const VARIANTS: readonly Variant[] = [
         replace: 'if (false && stored.fingerprint !== fingerprint) {',
       },
     ],
-    expect: ['IDEM-004'],
+    expect: ['IDEM-002', 'IDEM-004', 'ERR-041', 'EP-006'],
   },
   {
     name: 'metadata-17-keys',
@@ -119,8 +113,7 @@ export const VARIANTS: readonly Variant[] = [
           'at most 16 keys; key 1 to 64 characters; string value up to 512 characters."\n      maxProperties: 17',
       },
     ],
-    expect: ['SIZE-009'],
-    only: ['SIZE'],
+    expect: ['SES-013'],
   },
   {
     name: 'page-limit-101',
@@ -133,8 +126,7 @@ export const VARIANTS: readonly Variant[] = [
           '      description: Page size, 1 to 100 (default 50).\n      schema:\n        type: integer\n        minimum: 1\n        maximum: 101',
       },
     ],
-    expect: ['EP-011'],
-    only: ['EP', 'RUN', 'DEP'],
+    expect: ['RUN-016'],
   },
   {
     name: 'outputs-before-the-end',
@@ -147,7 +139,6 @@ export const VARIANTS: readonly Variant[] = [
       },
     ],
     expect: ['RUN-010', 'RUN-011'],
-    only: ['RUN'],
   },
   {
     name: 'sse-resume-off-by-one',
@@ -159,8 +150,7 @@ export const VARIANTS: readonly Variant[] = [
         replace: '  return event.sequence - 1\n}',
       },
     ],
-    expect: ['SSE-005'],
-    only: ['SSE'],
+    expect: ['SSE-012', 'SSE-013'],
   },
   {
     name: 'webhook-signed-over-reserialised-json',
@@ -174,7 +164,6 @@ export const VARIANTS: readonly Variant[] = [
       },
     ],
     expect: ['WHN-009'],
-    only: ['WHN'],
   },
   {
     name: 'webhook-signed-without-timestamp',
@@ -187,7 +176,6 @@ export const VARIANTS: readonly Variant[] = [
       },
     ],
     expect: ['WHN-009'],
-    only: ['WHN'],
   },
   {
     name: 'webhook-retry-schedule-shifted',
@@ -199,8 +187,7 @@ export const VARIANTS: readonly Variant[] = [
         replace: '      ? nowMs + RETRY_OFFSETS_S[attempt - 1]! * 1000',
       },
     ],
-    expect: ['WHN-014'],
-    only: ['WHN'],
+    expect: ['WHN-021'],
   },
   {
     name: 'download-token-twice',
@@ -212,8 +199,7 @@ export const VARIANTS: readonly Variant[] = [
         replace: "'UPDATE download_tokens SET used_at = ? WHERE token_hash = ?'",
       },
     ],
-    expect: ['ART-004'],
-    only: ['ART'],
+    expect: ['ART-005'],
   },
   {
     name: 'accept-rate-11',
@@ -226,7 +212,6 @@ export const VARIANTS: readonly Variant[] = [
       },
     ],
     expect: ['RATE-001'],
-    only: ['RATE'],
   },
   {
     name: 'receipt-without-idempotency-expiry',
@@ -239,20 +224,18 @@ export const VARIANTS: readonly Variant[] = [
       },
     ],
     expect: ['SES-001'],
-    only: ['SES', 'SVC'],
   },
   {
-    name: 'cancel-changes-terminal-turn',
-    bug: 'cancel of an ended Turn sets it to CANCEL_REQUESTED',
+    name: 'cancel-changes-terminal-run',
+    bug: 'cancel of an ended Run answers 202 and sets it to CANCEL_REQUESTED',
     patches: [
       {
-        file: 'mock/routes/sessions.ts',
-        find: '    if (turn.terminal) return { status: 200, body: turnDetail(c.var.deps, session, turn) }\n',
+        file: 'mock/routes/runs.ts',
+        find: '    if (run.terminal) return { status: 200, body: runDetail(deps, run) }\n',
         replace: '',
       },
     ],
-    expect: ['STATE-010'],
-    only: ['STATE', 'SES'],
+    expect: ['STATE-011'],
   },
   {
     name: 'session-retention-31-days',
@@ -265,7 +248,6 @@ export const VARIANTS: readonly Variant[] = [
       },
     ],
     expect: ['RET-003'],
-    only: ['RET'],
   },
   {
     name: 'session-busy-not-enforced',
@@ -277,8 +259,7 @@ export const VARIANTS: readonly Variant[] = [
         replace: '  if (false && current && !current.terminal)\n',
       },
     ],
-    expect: ['STATE-001'],
-    only: ['STATE', 'SES'],
+    expect: ['STATE-024'],
   },
   {
     name: 'closed-session-accepts-input',
@@ -290,8 +271,7 @@ export const VARIANTS: readonly Variant[] = [
         replace: '',
       },
     ],
-    expect: ['STATE-003'],
-    only: ['STATE', 'SES'],
+    expect: ['STATE-025', 'SES-024'],
   },
   {
     name: 'cross-project-session-visible',
@@ -308,8 +288,7 @@ export const VARIANTS: readonly Variant[] = [
         replace: '  if (false)\n    throw new ApiError',
       },
     ],
-    expect: ['SVC-006', 'AUTH-010'],
-    only: ['SVC', 'AUTH'],
+    expect: ['AUTH-009'],
   },
   {
     name: 'beta-gate-open',
@@ -321,8 +300,7 @@ export const VARIANTS: readonly Variant[] = [
         replace: '',
       },
     ],
-    expect: ['SVC-005'],
-    only: ['SVC', 'AUTH'],
+    expect: ['SVC-006', 'ERR-026'],
   },
   {
     name: 'revoked-key-accepted',
@@ -334,7 +312,6 @@ export const VARIANTS: readonly Variant[] = [
         replace: 'if (!key || (key.expires_at',
       },
     ],
-    expect: ['AUTH-006'],
-    only: ['AUTH'],
+    expect: ['AUTH-007', 'ERR-028'],
   },
 ]

@@ -127,6 +127,26 @@ describe('access', () => {
     expect(errorWithoutRequestId(foreign)).toEqual(errorWithoutRequestId(absent))
   })
 
+  it(`${req('SVC-002', 'AUTH-009')} answers another Project's Session and Turn exactly like absent ones`, async (ctx) => {
+    const otherKey = role(ctx, target.world.keys.otherProject, 'a key of another Project')
+    const created = await createSession(target, { input: [{ type: 'TEXT', text: 'hello' }] })
+    expect(created.status, created.text).toBe(202)
+    const { session_id, turn_id } = created.body as { session_id: string; turn_id: string }
+    const absent = samplePath('{id}')
+    const pairs = [
+      [`/v1/sessions/${session_id}/turns/${turn_id}`, `/v1/sessions/${absent}/turns/${absent}`],
+    ]
+    // The Session detail's path is assumed (spec/openapi.yaml): checked on a mock only.
+    if (target.control) pairs.push([`/v1/sessions/${session_id}`, `/v1/sessions/${absent}`])
+    for (const [mine, none] of pairs) {
+      const foreign = await target.api.get(mine!, { key: otherKey })
+      const missing = await target.api.get(none!, { key: otherKey })
+      expectError(foreign, 'NOT_FOUND')
+      expectError(missing, 'NOT_FOUND')
+      expect(errorWithoutRequestId(foreign)).toEqual(errorWithoutRequestId(missing))
+    }
+  })
+
   it(`${req('AUTH-003', 'DEP-007')} lists only the one Deployment a key is limited to`, async (ctx) => {
     const key = role(ctx, target.world.keys.oneDeployment, 'key limited to one Deployment')
     const all = await target.api.get('/v1/deployments', { key: target.world.keys.full })

@@ -7,7 +7,11 @@ import { deflateSync, gzipSync } from 'node:zlib'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { SESSION_BOUNDS, smallSessionBody, sessionBody } from '../../arbitraries/bodies.js'
-import { sessionBodyViolation, type BodyViolation } from '../../arbitraries/invalid.js'
+import {
+  boundaryViolations,
+  sessionBodyViolation,
+  type BodyViolation,
+} from '../../arbitraries/invalid.js'
 import type { ApiResponse } from '../../support/client.js'
 import { expectError } from '../../support/expect-error.js'
 import { fcParams } from '../../support/fc.js'
@@ -63,6 +67,11 @@ describe('Session creation bodies', () => {
       }),
       fcParams({ numRuns: 50 }),
     )
+  })
+
+  it(`${req('SES-008', 'SES-009', 'SES-010', 'SES-011', 'SES-013', 'SES-014', 'SES-015')} refuses every bound just over it (17 metadata keys, 65-character key, 513-character value, each limit above its maximum and at 0)`, async () => {
+    for (const v of boundaryViolations(smallSessionBody('bound')))
+      expectViolation(await createSession(target, JSON.stringify(v.body)), v)
   })
 
   it(`${req('RETRY-005')} answers an unchanged resend of a refused body with the same code`, async () => {
