@@ -22,9 +22,10 @@ export const VARIANTS: readonly Variant[] = [
     bug: 'SESSION_BUSY answered 400 instead of 409',
     patches: [
       {
-        file: 'spec/errors.yaml',
-        find: 'SESSION_BUSY:\n  http: { status: [409], retryable: false }',
-        replace: 'SESSION_BUSY:\n  http: { status: [400], retryable: false }',
+        // The mock's catalog is generated from spec/errors.yaml (npm run generate).
+        file: 'spec/generated/errors.ts',
+        find: '"SESSION_BUSY": {\n    "http": {\n      "status": [\n        409',
+        replace: '"SESSION_BUSY": {\n    "http": {\n      "status": [\n        400',
       },
     ],
     expect: ['STATE-024'],
@@ -34,9 +35,10 @@ export const VARIANTS: readonly Variant[] = [
     bug: 'IDEMPOTENCY_CONFLICT marked retryable',
     patches: [
       {
-        file: 'spec/errors.yaml',
-        find: 'IDEMPOTENCY_CONFLICT:\n  http: { status: [409], retryable: false }',
-        replace: 'IDEMPOTENCY_CONFLICT:\n  http: { status: [409], retryable: true }',
+        file: 'spec/generated/errors.ts',
+        find: '"IDEMPOTENCY_CONFLICT": {\n    "http": {\n      "status": [\n        409\n      ],\n      "retryable": false',
+        replace:
+          '"IDEMPOTENCY_CONFLICT": {\n    "http": {\n      "status": [\n        409\n      ],\n      "retryable": true',
       },
     ],
     expect: ['IDEM-002', 'IDEM-004', 'ERR-041', 'EP-006'],
