@@ -60,9 +60,9 @@ export const VARIANTS: readonly Variant[] = [
     bug: 'X-Request-Id of an error is not the envelope request_id',
     patches: [
       {
-        file: 'mock/errors.ts',
-        find: "c.header('X-Request-Id', requestId)",
-        replace: "c.header('X-Request-Id', deps.ids.requestId())",
+        file: 'mock/middleware/request-id.ts',
+        find: "    c.header('X-Request-Id', id)",
+        replace: "    c.header('X-Request-Id', c.var.deps.ids.requestId())",
       },
     ],
     expect: ['ERR-005'],
