@@ -69,12 +69,12 @@ export const VARIANTS: readonly Variant[] = [
   },
   {
     name: 'error-cacheable',
-    bug: 'errors are sent without Cache-Control: no-store',
+    bug: 'errors are sent cacheable (Cache-Control: max-age=60 instead of no-store)',
     patches: [
       {
-        file: 'mock/errors.ts',
-        find: "  c.header('Cache-Control', 'no-store')\n  // A 413",
-        replace: "  c.header('Cache-Control', 'max-age=60')\n  // A 413",
+        file: 'mock/middleware/no-store.ts',
+        find: "    c.header('Cache-Control', 'no-store')",
+        replace: "    c.header('Cache-Control', c.res.status >= 400 ? 'max-age=60' : 'no-store')",
       },
     ],
     expect: ['ERR-007'],

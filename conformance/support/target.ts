@@ -7,6 +7,10 @@
  *                       TARGET_WORKFLOW, TARGET_OWNER_TOKEN) to discover it. On a real target mock-only tests are
  *                       skipped, nothing is reset, and every call goes through the run's pacer (pace.ts: call
  *                       rates, 429 resends; executions and uploads only with TARGET_ALLOW_SPEND=1).
+ *   CONFORMANCE_REHEARSAL=real   the mock in this process dressed as a real deployment: no control API, no
+ *                       reset between tests, call-rate limits off and unpaced, spending allowed. It shows which
+ *                       checks a real target gets (what skips there, and why) without a real deployment's
+ *                       minutes of pacing; the call-rate checks fail in it by design.
  */
 import type { Server } from 'node:http'
 import { join } from 'node:path'
@@ -14,7 +18,7 @@ import { pathToFileURL } from 'node:url'
 import { createMock, type Mock, type MockOptions } from '../../mock/index.js'
 import { ApiClient } from './client.js'
 import { MockControl } from './control.js'
-import { CALL_RATES, ledgerFromEnv, RunPacer, skipCurrentTest } from './pace.js'
+import { CALL_RATES, ledgerFromEnv, RunLedger, RunPacer, skipCurrentTest } from './pace.js'
 import {
   discoverWorld,
   readWorldFile,
@@ -86,6 +90,7 @@ export async function startTarget(options: TargetOptions = {}): Promise<Target> 
     }
     return target
   }
+  if (env.CONFORMANCE_REHEARSAL === 'real') return rehearsalTarget()
   const mock = await (await mockFactory())({ clock: 'manual', ...options })
   const { server, baseUrl } = await serve(mock)
   const api = new ApiClient(baseUrl)
@@ -112,6 +117,29 @@ async function mockFactory(): Promise<typeof createMock> {
     createMock: typeof createMock
   }
   return module.createMock
+}
+
+/** CONFORMANCE_REHEARSAL=real: an in-process mock behind the real-target interface (see the header). */
+async function rehearsalTarget(): Promise<Target> {
+  const mock = await (await mockFactory())({ clock: 'realtime', rateLimits: false })
+  const { server, baseUrl } = await serve(mock)
+  const world = worldFromFixtures(mock.fixtures(), mock.clock.now().getTime())
+  const unpaced = { accept: Number.MAX_SAFE_INTEGER, read: Number.MAX_SAFE_INTEGER }
+  const ledger = new RunLedger({ allow: true, maxExecutions: Number.MAX_SAFE_INTEGER }, undefined, unpaced)
+  const api = new ApiClient(baseUrl, new RunPacer(ledger, { spend: true }))
+  return {
+    kind: 'real',
+    baseUrl: api.baseUrl,
+    api,
+    control: undefined,
+    capabilities: { virtualTime: false, insecureWebhooks: false },
+    world,
+    fresh: async () => {},
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+      mock.close()
+    },
+  }
 }
 
 /** Whether a mock over HTTP answers the 61st read of a minute with 429 (then reset again). */
