@@ -45,3 +45,40 @@ export const runCommands = (virtualTime: boolean) => {
     commandsParams(25),
   )
 }
+
+/**
+ * Command sequences that reach the deep states on every run, before the random ones (fast-check examples,
+ * mock only: they queue scenarios and move the clock): two slots busy and a third Run past its queue time; a
+ * cancel and a delete while a Run waits for a slot; a Run past its deadline.
+ */
+export const deepRunStates = (): Command[][] => [
+  [
+    new CreateRunCommand('slow', 600, 43_200),
+    new CreateRunCommand('slow', 600, 43_200),
+    new CreateRunCommand('succeed', 20, 43_200),
+    new AdvanceClockCommand(30),
+    new ReadRunCommand(2),
+    new AdvanceClockCommand(3700),
+    new ReadRunCommand(0),
+  ],
+  [
+    new CreateRunCommand('slow', 600, 43_200),
+    new CreateRunCommand('slow', 600, 43_200),
+    new CreateRunCommand('succeed', 600, 43_200),
+    new CancelRunCommand(2),
+    new AdvanceClockCommand(5),
+    new ReadRunCommand(2),
+    new CreateRunCommand('succeed', 600, 43_200),
+    new DeleteRunCommand(3),
+    new AdvanceClockCommand(700),
+    new ReadRunCommand(3),
+  ],
+  [
+    new CreateRunCommand('slow', 600, 60),
+    new AdvanceClockCommand(30),
+    new CancelRunCommand(0),
+    new AdvanceClockCommand(700),
+    new ReadRunCommand(0),
+    new CancelRunCommand(0),
+  ],
+]

@@ -10,7 +10,7 @@ import { DeleteSessionCommand } from './commands/delete-session.command.js'
 import { ReadAllTurnsCommand } from './commands/read-all-turns.command.js'
 import { ReadTurnCommand } from './commands/read-turn.command.js'
 import { ResendCreateCommand } from './commands/resend-create.command.js'
-import type { ScenarioName } from './world.js'
+import type { Command, ScenarioName } from './world.js'
 
 const index = fc.nat({ max: 1000 })
 // Creates weigh double: waits for a Project slot (the third execution) are where time limits matter.
@@ -38,3 +38,40 @@ export const sessionCommands = () =>
     ],
     commandsParams(25),
   )
+
+/**
+ * Command sequences that reach the deep states on every run, before the random ones (fast-check examples):
+ * two Project slots busy and a third Turn past its queue time; a cancel while a Turn waits for a slot; input,
+ * close and delete while a Turn runs, then a resend of the first creation.
+ */
+export const deepSessionStates = (): Command[][] => [
+  [
+    new CreateSessionCommand('slow', 600, 3600),
+    new CreateSessionCommand('slow', 600, 3600),
+    new CreateSessionCommand('succeed', 30, 3600),
+    new AdvanceClockCommand(40),
+    new ReadAllTurnsCommand(),
+    new AdvanceClockCommand(3700),
+    new ReadAllTurnsCommand(),
+  ],
+  [
+    new CreateSessionCommand('slow', 600, 3600),
+    new CreateSessionCommand('slow', 600, 3600),
+    new CreateSessionCommand('succeed', 600, 3600),
+    new CancelTurnCommand(2),
+    new AdvanceClockCommand(5),
+    new ReadAllTurnsCommand(),
+    new AdvanceClockCommand(700),
+    new ReadAllTurnsCommand(),
+  ],
+  [
+    new CreateSessionCommand('slow', 600, 3600),
+    new AdvanceClockCommand(1),
+    new AddTurnCommand(0),
+    new CloseSessionCommand(0),
+    new AddTurnCommand(0),
+    new DeleteSessionCommand(0),
+    new ResendCreateCommand(0),
+    new ReadAllTurnsCommand(),
+  ],
+]

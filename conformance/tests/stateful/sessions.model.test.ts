@@ -4,8 +4,8 @@
  */
 import fc from 'fast-check'
 import { it } from 'vitest'
-import { sessionCommands } from '../../model/sessions/commands.js'
-import type { Model, Real } from '../../model/sessions/world.js'
+import { deepSessionStates, sessionCommands } from '../../model/sessions/commands.js'
+import type { Command, Model, Real } from '../../model/sessions/world.js'
 import { fcParams } from '../../support/fc.js'
 import { req } from '../../support/req.js'
 import { mockOnly } from '../../support/skip.js'
@@ -32,6 +32,10 @@ it(`${req('STATE-001', 'STATE-002', 'STATE-005', 'STATE-006', 'STATE-007', 'STAT
       const real: Real = { api: target.api, control }
       await fc.asyncModelRun(() => ({ model, real }), cmds)
     }),
-    fcParams({ numRuns: 40 }),
+    // The deep states run first on every seed; then random sequences.
+    {
+      ...fcParams({ numRuns: 40 }),
+      examples: deepSessionStates().map((cmds): [Command[]] => [cmds]),
+    },
   )
 }, 120_000)
