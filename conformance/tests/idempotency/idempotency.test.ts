@@ -179,6 +179,24 @@ describe('Idempotency-Key', () => {
     for (const r of receipts) expect(r).toEqual(receipts[0])
   })
 
+  it(`${req('IDEM-001')} starts no execution for a replay: the next new Session takes the scenario queued after the first`, async (ctx) => {
+    const control = mockOnly(ctx, target, 'counts executions by the scenarios they take')
+    const deployment = target.world.deployments.active
+    const idem = newIdempotencyKey('no-new-work')
+    const body = smallSessionBody(idem)
+    await control.queueScenario(deployment, 'succeed')
+    receiptOf(await createSession(target, body, { idem }))
+    // The next execution of the Deployment takes `fail`: a replay that ran the work again would take it.
+    await control.queueScenario(deployment, 'fail')
+    for (let i = 0; i < 3; i++) receiptOf(await createSession(target, body, { idem }))
+    const next = receiptOf(await createSession(target, smallSessionBody('next'), {}))
+    await control.advance(5)
+    const turn = await target.api.get(`/v1/sessions/${next.session_id}/turns/${next.turn_id}`, {
+      key: target.world.keys.full,
+    })
+    expect((turn.body as { status: string }).status, turn.text).toBe('FAILED')
+  })
+
   it(`${req('IDEM-002', 'ERR-041')} answers IDEMPOTENCY_CONFLICT to the same key with another body`, async () => {
     await fc.assert(
       fc.asyncProperty(sessionBody(), async (body) => {
