@@ -200,6 +200,11 @@ export const VARIANTS: readonly Variant[] = [
         find: "'UPDATE download_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL'",
         replace: "'UPDATE download_tokens SET used_at = ? WHERE token_hash = ?'",
       },
+      {
+        file: 'mock/access/access.ts',
+        find: '    issued.used_at !== null ||\n',
+        replace: '',
+      },
     ],
     expect: ['ART-005'],
   },
