@@ -81,6 +81,27 @@ async function endedWithEvents(ctx: TestContext) {
   return { receipt, replayed: hasType(end) }
 }
 
+/** SSE-005, SSE-006, SSE-008: every frame is id, event, one data line of an Event of this Session. */
+function expectStandardFrames(frames: SseFrame[], sessionId: string, outcome: string) {
+  for (const f of frames) {
+    // id, event, then one data line: the frame as sent.
+    expect(f.lines.map((l) => l.slice(0, l.indexOf(':')))).toEqual(['id', 'event', 'data'])
+    expect(f.id).toMatch(UUID)
+    const e = eventOf(f)
+    expect(Object.keys(e)).toEqual(expect.arrayContaining(EVENT_FIELDS))
+    expectDocumentedFields('#/components/schemas/Event', e, 'SSE event')
+    expect(e.event_id).toBe(f.id)
+    expect(e.type).toBe(f.event)
+    expect(e.aggregate_kind).toBe('SESSION')
+    expect(e.aggregate_id).toBe(sessionId)
+    expect(Number.isInteger(e.sequence)).toBe(true)
+    expect(Number.isNaN(Date.parse(String(e.created_at)))).toBe(false)
+    expect(typeof e.data.kind).toBe('string')
+    // EVT-001: the stream's outcome is the Turn's status.
+    if (e.data.kind === 'OUTCOME') expect(e.data.status).toBe(outcome)
+  }
+}
+
 describe('SSE streams', () => {
   it(`${req('SSE-001')} answers 403 INSUFFICIENT_SCOPE to a key without events:read`, async (ctx) => {
     const key = role(ctx, target.world.keys.worksOnly, 'key without events:read')
@@ -103,22 +124,18 @@ describe('SSE streams', () => {
     await s.waitFor(hasType('turn.completed'), 'turn.completed')
     const frames = s.events()
     expect(frames.map((f) => f.event)).toContain('message.created')
-    for (const f of frames) {
-      // id, event, then one data line: the frame as sent.
-      expect(f.lines.map((l) => l.slice(0, l.indexOf(':')))).toEqual(['id', 'event', 'data'])
-      expect(f.id).toMatch(UUID)
-      const e = eventOf(f)
-      expect(Object.keys(e)).toEqual(expect.arrayContaining(EVENT_FIELDS))
-      expectDocumentedFields('#/components/schemas/Event', e, 'SSE event')
-      expect(e.event_id).toBe(f.id)
-      expect(e.type).toBe(f.event)
-      expect(e.aggregate_kind).toBe('SESSION')
-      expect(e.aggregate_id).toBe(receipt.session_id)
-      expect(Number.isInteger(e.sequence)).toBe(true)
-      expect(Number.isNaN(Date.parse(String(e.created_at)))).toBe(false)
-      expect(typeof e.data.kind).toBe('string')
-      if (e.data.kind === 'OUTCOME') expect(e.data.status).toBe('SUCCEEDED')
-    }
+    expectStandardFrames(frames, receipt.session_id, 'SUCCEEDED')
+  })
+
+  it(`${req('SSE-003', 'SSE-005', 'SSE-006', 'SSE-008', 'EVT-001')} replays an ended Turn's events as standard frames, its outcome as in the Turn detail`, async (ctx) => {
+    const { receipt, replayed } = await endedWithEvents(ctx)
+    const s = await stream(receipt.session_id)
+    expect(s.headers['content-type']).toMatch(/^text\/event-stream/)
+    await s.waitFor(replayed, 'the stored events')
+    const frames = s.events()
+    expectStandardFrames(frames, receipt.session_id, receipt.status)
+    const sequences = frames.map((f) => eventOf(f).sequence as number)
+    expect(sequences).toEqual([...sequences].sort((a, b) => a - b))
   })
 
   it(`${req('EVT-001')} reports the same outcome status on the stream as in the Turn detail`, async (ctx) => {
