@@ -9,7 +9,7 @@ import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
 import { assumedRule, mockOnly } from '../../support/skip.js'
 import { useTarget } from '../../support/use-target.js'
-import { addTurn, DAY_S, newSession, unthrottled, UUID } from './flow.js'
+import { addTurn, DAY_S, endedSession, newSession, unthrottled, UUID } from './flow.js'
 import { closeAllStreams, eventOf, openRaw } from './sse-support.js'
 
 const target = useTarget()
@@ -44,7 +44,7 @@ async function page(sessionId: string, query?: Record<string, string | number>):
   return res.body as ItemPage
 }
 
-/** A Session with `turns` finished Turns of the `succeed` scenario. */
+/** A Session with `turns` finished Turns of the `succeed` scenario (mock only beyond one Turn). */
 async function sessionWithTurns(turns: number) {
   const control = target.control!
   const receipt = await newSession(target)
@@ -69,8 +69,9 @@ const KINDS = [
 
 describe('Session items', () => {
   it(`${req('ITEM-001', 'ITEM-002', 'ITEM-003', 'ITEM-004', 'ITEM-005')} lists the Session's records as an ItemPage`, async (ctx) => {
-    mockOnly(ctx, target, 'moves virtual time')
-    const receipt = await sessionWithTurns(1)
+    // A mock runs `succeed` on virtual time; a real target's Turn is polled until it ends (endedSession).
+    const receipt = await endedSession(target)
+    if (receipt.status !== 'SUCCEEDED') ctx.skip(`the Turn ended ${receipt.status}, not SUCCEEDED`)
     const { items, next_cursor } = await page(receipt.session_id)
     expect(next_cursor).toBeNull()
     expect(items.length).toBeGreaterThanOrEqual(2)
@@ -84,21 +85,25 @@ describe('Session items', () => {
     }
     const sequences = items.map((i) => i.sequence)
     expect(sequences).toEqual([...sequences].sort((a, b) => a - b))
-    const message = items.find((i) => i.content.kind === 'MESSAGE')!
-    expect(typeof message.content.text).toBe('string')
-    expect((message.content.text as string).length).toBeLessThanOrEqual(65_536)
-    expect(['INTERMEDIATE', 'PARTIAL', 'FINAL', undefined]).toContain(message.content.visibility)
+    // The mock's `succeed` script says one message; a real Turn may say any number.
+    const messages = items.filter((i) => i.content.kind === 'MESSAGE')
+    if (target.control) expect(messages.length).toBeGreaterThan(0)
+    for (const message of messages) {
+      expect(typeof message.content.text).toBe('string')
+      expect((message.content.text as string).length).toBeLessThanOrEqual(65_536)
+      expect(['INTERMEDIATE', 'PARTIAL', 'FINAL', undefined]).toContain(message.content.visibility)
+    }
     const outcome = items.find((i) => i.content.kind === 'OUTCOME')!
     expect(outcome.content).toMatchObject({ status: 'SUCCEEDED', error: null })
     const itemIds = outcome.content.item_ids as string[]
     expect(itemIds.length).toBeLessThanOrEqual(100)
-    expect(itemIds).toContain(message.id)
-    expect(outcome.content.usage).toMatchObject({ status: 'FINAL' })
+    for (const message of messages) expect(itemIds).toContain(message.id)
+    if (target.control) expect(outcome.content.usage).toMatchObject({ status: 'FINAL' })
   })
 
   it(`${req('EVT-001', 'ITEM-001')} holds the same records as the event stream`, async (ctx) => {
-    mockOnly(ctx, target, 'moves virtual time')
-    const receipt = await sessionWithTurns(1)
+    const receipt = await endedSession(target)
+    if (receipt.status !== 'SUCCEEDED') ctx.skip(`the Turn ended ${receipt.status}, not SUCCEEDED`)
     const s = await openRaw(target.baseUrl, `/v1/sessions/${receipt.session_id}/events`, {
       key: target.world.keys.full,
     })
