@@ -6,8 +6,11 @@ import type { ArtifactCreated } from './control.js'
 import type { Target } from './target.js'
 
 /** The control API, or a skipped test on a target without virtual time. */
-export function mockControl(target: Target, ctx: { skip: () => void }) {
-  if (!target.capabilities.virtualTime || !target.control) ctx.skip()
+export function mockControl(target: Target, ctx: { skip: (note?: string) => void }) {
+  if (!target.capabilities.virtualTime || !target.control)
+    ctx.skip(
+      'mock only: the artifact is made through the control API (a real target has no way to make one on demand)',
+    )
   return target.control!
 }
 

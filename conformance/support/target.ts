@@ -125,7 +125,11 @@ async function rehearsalTarget(): Promise<Target> {
   const { server, baseUrl } = await serve(mock)
   const world = worldFromFixtures(mock.fixtures(), mock.clock.now().getTime())
   const unpaced = { accept: Number.MAX_SAFE_INTEGER, read: Number.MAX_SAFE_INTEGER }
-  const ledger = new RunLedger({ allow: true, maxExecutions: Number.MAX_SAFE_INTEGER }, undefined, unpaced)
+  const ledger = new RunLedger(
+    { allow: true, maxExecutions: Number.MAX_SAFE_INTEGER },
+    undefined,
+    unpaced,
+  )
   const api = new ApiClient(baseUrl, new RunPacer(ledger, { spend: true }))
   return {
     kind: 'real',

@@ -62,7 +62,7 @@ describe('artifact detail', () => {
   it(`${req('ART-008', 'AUTH-004')} needs artifacts:read: a key without it gets 403 INSUFFICIENT_SCOPE`, async (ctx) => {
     mockControl(target, ctx)
     const key = target.world.keys.worksOnly
-    if (!key) return ctx.skip()
+    if (!key) return ctx.skip("the target's world has no key without artifacts:read")
     const a = await makeArtifact(target)
     expectError(await read(a.artifact_id, key), 'INSUFFICIENT_SCOPE')
   })
@@ -70,7 +70,7 @@ describe('artifact detail', () => {
   it(`${req('SVC-002', 'AUTH-009')} answers 404 NOT_FOUND for another Project's artifact, as for an absent one`, async (ctx) => {
     mockControl(target, ctx)
     const other = target.world.keys.otherProject
-    if (!other) return ctx.skip()
+    if (!other) return ctx.skip("the target's world has no key of another Project")
     const a = await makeArtifact(target)
     expectError(await read(a.artifact_id, other), 'NOT_FOUND')
     expectError(await read(randomUUID()), 'NOT_FOUND')
@@ -80,7 +80,10 @@ describe('artifact detail', () => {
     mockControl(target, ctx)
     const { oneDeployment } = target.world.keys
     const { active2 } = target.world.deployments
-    if (!oneDeployment || !active2) return ctx.skip()
+    if (!oneDeployment || !active2)
+      return ctx.skip(
+        "the target's world has no key limited to one Deployment and a second Deployment",
+      )
     const a = await makeArtifact(target, { deploymentId: active2 })
     expect((await read(a.artifact_id)).status).toBe(200)
     expectError(await read(a.artifact_id, oneDeployment), 'NOT_FOUND')

@@ -57,7 +57,7 @@ describe('artifact downloads', () => {
   it(`${req('ART-001', 'AUTH-004')} needs artifacts:read to issue an address: 403 INSUFFICIENT_SCOPE without it`, async (ctx) => {
     mockControl(target, ctx)
     const key = target.world.keys.worksOnly
-    if (!key) return ctx.skip()
+    if (!key) return ctx.skip("the target's world has no key without artifacts:read")
     const a = await makeArtifact(target)
     expectError(await issue(a.artifact_id, key), 'INSUFFICIENT_SCOPE')
   })
@@ -130,7 +130,10 @@ describe('artifact downloads', () => {
     mockControl(target, ctx)
     const { oneDeployment, revoked } = target.world.keys
     const { active2 } = target.world.deployments
-    if (!oneDeployment || !active2) return ctx.skip()
+    if (!oneDeployment || !active2)
+      return ctx.skip(
+        "the target's world has no key limited to one Deployment and a second Deployment",
+      )
     const a = await makeArtifact(target, { deploymentId: active2 })
     expect((await issue(a.artifact_id)).status).toBe(200)
     expectError(await issue(a.artifact_id, oneDeployment), 'NOT_FOUND')

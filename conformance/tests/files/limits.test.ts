@@ -14,8 +14,9 @@ const target = useTarget()
 
 type FileReceipt = { file_id: string; size_bytes: number; expires_at: string }
 /** Mock-only rules need virtual time and the control API; on a real target the test is skipped. */
-const control = (ctx: { skip: () => void }) => {
-  if (!target.capabilities.virtualTime || !target.control) ctx.skip()
+const control = (ctx: { skip: (note?: string) => void }) => {
+  if (!target.capabilities.virtualTime || !target.control)
+    ctx.skip('mock only: needs virtual time and the control API')
   return target.control!
 }
 
