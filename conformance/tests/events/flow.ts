@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto'
 import { expect } from 'vitest'
 import type { ApiResponse } from '../../support/client.js'
+import { waitUntilEnded } from '../../support/poll.js'
 import type { Target } from '../../support/target.js'
 
 export type Receipt = {
@@ -98,36 +99,16 @@ export async function newRun(target: Target, workflowId: string): Promise<{ run_
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export const DAY_S = 24 * 60 * 60
 
-/** Limits > Time: the document's recommended polling interval is 2 to 5 seconds; the suite polls every 3. */
-export const POLL_INTERVAL_MS = 3000
-/** How long the suite waits for a real execution to end before giving up (bounded, never forever). */
-export const POLL_LIMIT_MS = 10 * 60_000
-const TERMINAL = new Set(['SUCCEEDED', 'FAILED', 'CANCELED', 'EXPIRED'])
-
 /**
  * A Session whose first Turn has ended. On a mock the default `succeed` script runs on virtual time (RUNNING
- * 1 s, TEXT output 4 s, SUCCEEDED 5 s); on a real target the Turn is polled at the document's interval until it
- * is terminal or stops at REQUIRES_ACTION (a stop point for polling), within POLL_LIMIT_MS. Its stored events
- * then replay in full, whatever the target's timing.
+ * 1 s, TEXT output 4 s, SUCCEEDED 5 s); on a real target the Turn is polled until it ends (support/poll.ts).
+ * Its stored events then replay in full, whatever the target's timing.
  */
 export async function endedSession(target: Target): Promise<Receipt & { status: string }> {
   const receipt = await newSession(target)
-  if (target.control) {
-    await target.control.advance(6)
-    return {
-      ...receipt,
-      status: (await readTurn(target, receipt.session_id, receipt.turn_id)).status,
-    }
-  }
-  const until = Date.now() + POLL_LIMIT_MS
-  for (;;) {
-    const { status } = await readTurn(target, receipt.session_id, receipt.turn_id)
-    if (TERMINAL.has(status) || status === 'REQUIRES_ACTION') return { ...receipt, status }
-    if (Date.now() > until)
-      throw new Error(
-        `the Turn ${receipt.turn_id} did not end within ${POLL_LIMIT_MS / 60_000} minutes`,
-      )
-    await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS))
+  return {
+    ...receipt,
+    status: await waitUntilEnded(target, receipt.status_url, { mockAdvanceS: 6 }),
   }
 }
 
