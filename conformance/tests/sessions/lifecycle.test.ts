@@ -11,7 +11,9 @@ import {
   newIdempotencyKey,
   type SessionReceipt,
 } from '../../support/session-create.js'
+import { waitUntilEnded } from '../../support/poll.js'
 import { assumedRule, mockOnly } from '../../support/skip.js'
+import { openRaw } from '../events/sse-support.js'
 import { useTarget } from '../../support/use-target.js'
 
 const target = useTarget()
@@ -358,4 +360,38 @@ it(`${req('OUT-003', 'OUT-005')} shows a produced TEXT output READY with item_id
   expect(out.availability).toBe('READY')
   expect(typeof out.item_id).toBe('string')
   expect(Buffer.byteLength(out.text)).toBeLessThanOrEqual(64 * 1024)
+})
+
+it(`${req('OUT-001', 'OUT-003', 'OUT-005')} gives every output item of an ended Turn its fields; a READY TEXT item has item_id and its text inline`, async (ctx) => {
+  const r = await accepted()
+  // A mock runs `succeed` on virtual time; a real Turn is polled until it ends (support/poll.ts).
+  const status = await waitUntilEnded(target, r.status_url, { mockAdvanceS: 6 })
+  if (status !== 'SUCCEEDED') ctx.skip(`the Turn ended ${status}, not SUCCEEDED`)
+  const turn = await readTurn(r)
+  if (target.control) expect(turn.outputs.length).toBeGreaterThan(0)
+  for (const item of turn.outputs as unknown as Record<string, unknown>[]) {
+    expect(Object.keys(item)).toEqual(
+      expect.arrayContaining(['id', 'key', 'type', 'visibility', 'availability', 'error']),
+    )
+    expect(['TEXT', 'JSON', 'FILE', 'URL']).toContain(item.type)
+    if (item.availability !== 'READY' || item.type !== 'TEXT' || !('text' in item)) continue
+    expect(typeof item.item_id).toBe('string')
+    expect(typeof item.text).toBe('string')
+    expect(Buffer.byteLength(item.text as string)).toBeLessThanOrEqual(64 * 1024)
+  }
+})
+
+it(`${req('RES-003', 'EP-001')} serves the receipt's relative status_url and events_url appended to the base URL; /v1 answers are JSON`, async () => {
+  const r = await accepted()
+  for (const url of [r.status_url, r.events_url]) expect(url.startsWith('/')).toBe(true)
+  const turn = await target.api.get(r.status_url, { key: target.world.keys.full })
+  expect(turn.status, turn.text).toBe(200)
+  expect(turn.headers['content-type']).toMatch(/^application\/json\b/)
+  const stream = await openRaw(target.baseUrl, r.events_url, { key: target.world.keys.full })
+  try {
+    expect(stream.status).toBe(200)
+    expect(stream.headers['content-type']).toMatch(/^text\/event-stream\b/)
+  } finally {
+    stream.close()
+  }
 })
