@@ -4,6 +4,8 @@
  * and the one-line refusals of a target that cannot be used.
  */
 import { spawn } from 'node:child_process'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -100,6 +102,51 @@ describe.skipIf(process.env.CONFORMANCE_CLI === '1')('npm run conformance', () =
     expect(run.stderr.trim()).toMatch(/^conformance: cannot reach http:\/\/127\.0\.0\.1:9: /)
     expect(existsSync(join(ROOT, 'conformance-report', 'junit.xml'))).toBe(false)
   }, 60_000)
+
+  it('stops the run with one root-cause line and status 2 when the target stops answering mid-run', async () => {
+    // Answers the CLI's own checks (fetch, user-agent "node"), then drops every connection of the tests.
+    const gone = createServer((req, res) => {
+      if (req.headers['user-agent'] !== 'node') return req.socket.destroy()
+      res.setHeader('Content-Type', 'application/json')
+      if (req.url?.startsWith('/_mock/')) {
+        res.statusCode = 404
+        return res.end(JSON.stringify({ error: { code: 'NOT_FOUND' } }))
+      }
+      res.end(
+        JSON.stringify({
+          items: [
+            { id: '7d1c2f3a-0b4e-4c6a-9f1e-2a3b4c5d6e01', project_id: 'p', status: 'ACTIVE' },
+          ],
+        }),
+      )
+    })
+    await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `http://127.0.0.1:${(gone.address() as AddressInfo).port}`
+      const run = await cli([
+        '--base-url',
+        url,
+        '--api-key',
+        'k',
+        '--only',
+        'AUTH,SVC',
+        '--report-dir',
+        dir,
+      ])
+      expect(run.code).toBe(2)
+      expect(run.stderr.trim()).toMatch(
+        /^conformance: http:\/\/127\.0\.0\.1:\d+: the target stopped answering \((ECONNRESET|socket hang up) in 5 tests in a row\): the run was stopped$/,
+      )
+      // Stopped early: the files after the one running then never ran.
+      const files = /running (\d+) test files/.exec(run.stdout)
+      const done = [...run.stdout.matchAll(/^\[(\d+)\/\d+\] \S+: /gm)].map((m) => Number(m[1]))
+      expect(Number(files?.[1])).toBeGreaterThan(2)
+      expect(Math.max(0, ...done)).toBeLessThan(Number(files?.[1]))
+    } finally {
+      gone.closeAllConnections()
+      await new Promise((resolve) => gone.close(resolve))
+    }
+  }, 240_000)
 
   it('explains its flags, and refuses bad ones with status 2', async () => {
     const help = await cli(['--help'])

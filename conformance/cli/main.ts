@@ -191,6 +191,10 @@ async function main(argv: string[]): Promise<number> {
   const stats = await ledger.stats()
   await coordinator?.close()
 
+  if (progress.counts.unreachable) {
+    err(`conformance: ${options.baseUrl ?? 'the target'}: ${progress.counts.unreachable}`)
+    return 2
+  }
   const report = requirements.report
   if (failedToRun || !report) {
     err(`conformance: the suite did not run: ${failedToRun ?? 'no results'}`)
