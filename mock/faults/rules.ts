@@ -9,7 +9,11 @@
  *           | { proxy: 502 | 503 | 504 }                a proxy's answer: text, no envelope
  *           | { delay_ms: n }                            a real (wall) delay, then the request is served
  *           | { drop: 'before' | 'after' }              close the connection unprocessed / after commit
- *           | { stream: 'close' | 'error' | 'repeat' | 'stall', after_events?, code? }   SSE streams only
+ *           | { stream: 'close' | 'error' | 'repeat' | 'stall', after_events?, code? }   SSE streams only:
+ *               after `after_events` events (default 0) close the stream, send an `event: error` frame of
+ *               `code` (default INTERNAL_ERROR: retryable false; a retryable code such as STORAGE_UNAVAILABLE
+ *               gives retryable true) and close, or stall (nothing more, no keep-alive, connection open);
+ *               `repeat` sends every event after the first `after_events` twice (same id)
  *     times?: n,          the rule fires for the next n matching requests, then stays listed with remaining 0
  *     probability?: p,    0 < p <= 1: each matching request fires with probability p, drawn from `seed`
  *     seed?: string }     (default the rule id): the same seed gives the same fire/skip sequence
@@ -32,6 +36,7 @@
  */
 import { createHash } from 'node:crypto'
 import { ERROR_CATALOG, loadOpenApi, type HttpErrorCode } from '../../spec/index.js'
+import { ApiError } from '../errors.js'
 import { controlBodyAjv } from '../util/ajv.js'
 import { lazy } from '../util/memo.js'
 
@@ -46,7 +51,7 @@ export type ErrorAction = {
 }
 export type StreamAction = {
   stream: 'close' | 'error' | 'repeat' | 'stall'
-  /** Frames (events) sent before the fault; default 0 (close/error/stall) or 1 (repeat). */
+  /** Events sent before the fault (default 0); for `repeat`, events sent once before the repeats start. */
   after_events?: number
   /** For `error`: the code of the error frame (default INTERNAL_ERROR, retryable false). */
   code?: HttpErrorCode
@@ -226,6 +231,23 @@ type HttpEntry = { status: readonly number[]; retryable: boolean; retry_after?: 
 /** The catalog's HTTP entry of a code. */
 export const httpOf = (code: HttpErrorCode): HttpEntry =>
   (ERROR_CATALOG[code] as { http: HttpEntry }).http
+
+/**
+ * The ApiError an error action stands for: the catalog's status (the first listed unless the action names
+ * one), retryable and Retry-After. RATE_LIMITED gets details.reset_at (ERR-083): now plus the Retry-After.
+ */
+export function faultError(action: ErrorAction, nowMs: number): ApiError {
+  const details = { ...action.details }
+  if (action.error === 'RATE_LIMITED' && details.reset_at === undefined)
+    details.reset_at = new Date(nowMs + (action.retry_after_s ?? 1) * 1000).toISOString()
+  const status = action.status ?? httpOf(action.error).status[0]
+  return new ApiError(action.error as 'INVALID_INPUT', {
+    status: status as 400,
+    message: action.message ?? `${action.error} (mock fault rule)`,
+    details,
+    retryAfterS: action.retry_after_s,
+  })
+}
 
 /** Which requests an action applies to: stream actions to SSE streams only, the rest to any request. */
 export const kindOf = (action: FaultAction): FaultKind => ('stream' in action ? 'stream' : 'http')
