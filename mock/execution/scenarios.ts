@@ -270,7 +270,7 @@ export const RESULT_RULE_SCENARIOS: readonly ScenarioDefinition[] = [
   {
     name: 'prepared-file',
     description:
-      'a FILE output whose preparation takes 60 s: the work ends at 5, the file is ready and the execution SUCCEEDED at 65 (RUNNING until then)',
+      'a FILE output whose preparation takes 60 s: the work ends at 5 and the FILE item is listed, its artifact answers 409 ARTIFACT_NOT_READY until the file is ready and the execution SUCCEEDED at 65 (RUNNING until then)',
     applies_to: BOTH,
     steps: producing({
       contract: 'required',
