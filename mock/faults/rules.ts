@@ -2,9 +2,11 @@
  * Fault rules (MOCK-CONTRACT "Fault rules and the client referee"): one instance's list of rules that make
  * /v1 and management requests misbehave, so a client can rehearse failures. `/_mock` is never faulted.
  *
- * Control body (POST /_mock/faults; the same object for `deps.faults.add(body)` / `mock.faults.add(body)`):
+ * Control body (POST /_mock/faults; in process the same object for `mock.faults.add(body)`, i.e.
+ * `deps.faults.addChecked(body)`, which validates it and throws a RangeError naming the problems):
  *
- *   { match: { method?, path?, operation?, key? },      every field given must match; {} matches every request
+ *   { match: { method?, path?, operation?, key?, event_type? },   every field given must match; {} matches
+ *                                                                  every request (event_type: webhook rules)
  *     action: { error: CODE, status?, retry_after_s?, message?, details? }  the catalog envelope of CODE
  *           | { proxy: 502 | 503 | 504 }                a proxy's answer: text, no envelope
  *           | { delay_ms: n }                            a real (wall) delay, then the request is served
