@@ -141,7 +141,16 @@ describe('/_mock/faults', () => {
     expect(broken.status).toBe(400)
     const bad = await addRule({ match: {}, action: { error: 'NO_SUCH_CODE' } })
     expect(bad.status).toBe(422)
-    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('INVALID_INPUT')
+    const error = (
+      (await bad.json()) as { error: { code: string; details: { errors: unknown[] } } }
+    ).error
+    expect(error.code).toBe('INVALID_INPUT')
+    // Only the problems of the action kind named, not those of every other kind.
+    expect(error.details.errors).toEqual([{ path: '/action/error', message: expect.any(String) }])
+    const twoKinds = await addRule({ match: {}, action: { proxy: 502, drop: 'before' } })
+    expect(((await twoKinds.json()) as { error: { message: string } }).error.message).toContain(
+      'exactly one of',
+    )
     expect(mock.faults.list()).toEqual([])
   })
 

@@ -216,15 +216,31 @@ const validateInput = lazy(() =>
 
 export type Invalid = { path: string; message: string }
 
+/** The key naming each action kind, in the order of the schema's oneOf branches. */
+const ACTION_KINDS = ['error', 'proxy', 'delay_ms', 'drop', 'webhook', 'stream'] as const
+
 /** Validates a control body: the schema, then what the catalog says of the code (status, Retry-After). */
 export function validateFaultRule(
   data: unknown,
 ): { ok: true; rule: FaultRuleInput } | { ok: false; errors: Invalid[] } {
   const validate = validateInput()
   if (!validate(data)) {
+    // oneOf reports every branch: keep the problems of the branch the action names by its kind key.
+    const action = (data as { action?: unknown } | null)?.action
+    const kinds = ACTION_KINDS.filter(
+      (k) => typeof action === 'object' && action !== null && k in action,
+    )
+    const branch =
+      kinds.length === 1
+        ? `#/properties/action/oneOf/${ACTION_KINDS.indexOf(kinds[0]!)}/`
+        : undefined
     const errors = (validate.errors ?? [])
-      // oneOf reports every branch: keep the problems of the branch the action names (its first key).
       .filter((e) => e.keyword !== 'oneOf')
+      .filter(
+        (e) =>
+          !e.schemaPath.startsWith('#/properties/action/oneOf/') ||
+          (branch !== undefined && e.schemaPath.startsWith(branch)),
+      )
       .map((e) => ({
         path: e.instancePath || '/',
         message:
@@ -234,6 +250,12 @@ export function validateFaultRule(
               ? `must be one of the document's values (${e.instancePath.split('/').pop()})`
               : (e.message ?? 'invalid'),
       }))
+    if (typeof action === 'object' && action !== null && kinds.length !== 1) {
+      errors.push({
+        path: '/action',
+        message: `must have exactly one of ${ACTION_KINDS.join(', ')}`,
+      })
+    }
     return { ok: false, errors: errors.length > 0 ? errors : [{ path: '/', message: 'invalid' }] }
   }
   const action = data.action
