@@ -6,9 +6,11 @@
 import { Hono } from 'hono'
 import { TrieRouter } from 'hono/router/trie-router'
 import type { Deps, Env } from './deps.js'
-import { ApiError, errorResponse } from './errors.js'
+import { ApiError, ConnectionDropped, errorResponse } from './errors.js'
 import { carriesGatedKey } from './middleware/api-key.js'
 import { controlToken } from './middleware/control-token.js'
+import { faults } from './middleware/faults.js'
+import { forwardCompat } from './middleware/forward-compat.js'
 import { logger } from './middleware/logger.js'
 import { noStore } from './middleware/no-store.js'
 import { requestId } from './middleware/request-id.js'
@@ -16,6 +18,7 @@ import { controlRoutes } from './routes/control.js'
 import { controlAccessRoutes } from './routes/control-access.js'
 import { controlActionRoutes } from './routes/control-actions.js'
 import { controlRunRoutes } from './routes/control-runs.js'
+import { controlFaultRoutes } from './routes/control-faults.js'
 import { artifactRoutes } from './routes/artifacts.js'
 import { deploymentRoutes } from './routes/deployments.js'
 import { eventRoutes } from './routes/events.js'
@@ -67,10 +70,20 @@ export function createApp(deps: Deps): Hono<Env> {
   app.route('/_mock', controlAccessRoutes())
   app.route('/_mock', controlActionRoutes())
   app.route('/_mock', controlRunRoutes())
+  app.route('/_mock', controlFaultRoutes())
+  // Forward-compatibility fields and fault rules apply to the interface's paths only, never to /_mock.
+  for (const path of ['/v1/*', '/api/runtime/*']) {
+    app.use(path, forwardCompat())
+    app.use(path, faults())
+  }
   app.route('/v1', mount(V1_FAMILIES))
   app.route('/api/runtime', mount(MANAGEMENT_FAMILIES))
 
-  app.onError((err, c) => errorResponse(c, err))
+  app.onError((err, c) => {
+    // A fault rule's dropped connection leaves the app unanswered (mock/server.ts closes the socket).
+    if (err instanceof ConnectionDropped) throw err
+    return errorResponse(c, err)
+  })
 
   // Routes are fixed once createApp returns; the method index is built on the first unmatched request.
   let methodsOf: ((path: string) => string[]) | undefined

@@ -6,6 +6,7 @@ import type { Context } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { ERROR_CATALOG, type HttpErrorCode, type StatusFor } from '../spec/index.js'
 import type { Env } from './deps.js'
+import { futureCode } from './domain/forward-compat.js'
 
 export type ErrorDetails = Record<string, unknown>
 
@@ -127,6 +128,14 @@ export function errorResponse(c: Context<Env>, err: unknown): Response {
     apiError = new ApiError('INTERNAL_ERROR')
   }
   const body = errorEnvelope(apiError, requestId)
+  // Forward-compatibility rehearsal: a retryable 429 or 503 carries an unknown code, status, retryable,
+  // Retry-After and details unchanged (mock/domain/forward-compat.ts).
+  if (
+    deps.forwardCompat?.enabled &&
+    apiError.retryable &&
+    (apiError.status === 429 || apiError.status === 503)
+  )
+    body.error.code = futureCode(apiError.status)
   c.header('X-Request-Id', requestId)
   c.header('Cache-Control', 'no-store')
   // A 413 is answered before the body is read: the rest of it cannot be framed, so the connection ends.
@@ -136,4 +145,20 @@ export function errorResponse(c: Context<Env>, err: unknown): Response {
     c.header('Retry-After', String(Math.max(1, Math.ceil(apiError.retryAfterS ?? 1))))
   }
   return c.json(body, apiError.status as ContentfulStatusCode)
+}
+
+/**
+ * A fault rule's dropped connection (mock/faults/rules.ts): thrown through the app so that nothing answers.
+ * Over HTTP mock/server.ts destroys the socket; in process `app.request()` and `mock.fetch()` reject with it,
+ * as fetch rejects on a network failure. `when` is 'before' (unprocessed) or 'after' (processed, committed).
+ */
+export class ConnectionDropped extends Error {
+  constructor(readonly when: 'before' | 'after') {
+    super(
+      when === 'before'
+        ? 'fault rule: the connection was closed before the request was processed'
+        : 'fault rule: the request was processed and committed, then the connection was closed unanswered',
+    )
+    this.name = 'ConnectionDropped'
+  }
 }

@@ -8,10 +8,12 @@ import { Clock, type ClockMode, type ClockState, type WallClock } from './clock/
 import { Scheduler } from './clock/scheduler.js'
 import { TimerKinds } from './clock/timer-kinds.js'
 import type { Deps, MockBus, MockConfig } from './deps.js'
+import { appendFutureEvent } from './events/forward-compat.js'
 import { mapExecutionEvent } from './events/mapping.js'
 import { createStreamHub, KEEP_ALIVE_KIND, keepAlive, notifyStreams } from './events/sse.js'
 import { cancelActionsOnChange } from './execution/actions.js'
 import { registerExecutionTimers } from './execution/executor.js'
+import { FaultRules } from './faults/rules.js'
 import { isWorldLoaded, loadWorld, worldStartMs } from './fixtures/load.js'
 import { openDb } from './store/db.js'
 import { getMetaJson, setMetaJson } from './store/meta.js'
@@ -54,6 +56,8 @@ function createBus(): MockBus {
   const bus: MockBus = { execution: new Channel(), eventAppended: new Channel() }
   // Execution changes become public events; an execution leaving REQUIRES_ACTION cancels its actions.
   bus.execution.on(mapExecutionEvent)
+  // Forward-compatibility rehearsal: an unknown event type after the public ones (off unless switched on).
+  bus.execution.on(appendFutureEvent)
   bus.execution.on(cancelActionsOnChange)
   // Appended events reach open SSE streams (after commit) and become webhook deliveries.
   bus.eventAppended.on(notifyStreams)
@@ -91,6 +95,8 @@ export function createDeps(config: MockConfig, opts: CreateDepsOptions): Deps {
       bus: createBus(),
       streams: createStreamHub(config.sse),
       deliveries: new DeliveryPool(opts.log, opts.sendBounds),
+      faults: new FaultRules(),
+      forwardCompat: { enabled: config.forwardCompat ?? false },
     } as Omit<Deps, 'scheduler'> & { scheduler: Scheduler }
     deps.scheduler = new Scheduler({
       db,
