@@ -70,6 +70,7 @@ const L3 = [
   'mock/webhooks',
   'mock/events',
   'mock/works',
+  'mock/referee',
 ]
 const L4 = ['mock/http', 'mock/middleware']
 const L5 = ['mock/routes']

@@ -16,6 +16,8 @@ import { controlRoutes } from './routes/control.js'
 import { controlAccessRoutes } from './routes/control-access.js'
 import { controlActionRoutes } from './routes/control-actions.js'
 import { controlRunRoutes } from './routes/control-runs.js'
+import { controlRefereeRoutes } from './routes/control-referee.js'
+import { refereeObserver } from './middleware/referee.js'
 import { artifactRoutes } from './routes/artifacts.js'
 import { deploymentRoutes } from './routes/deployments.js'
 import { eventRoutes } from './routes/events.js'
@@ -67,6 +69,9 @@ export function createApp(deps: Deps): Hono<Env> {
   app.route('/_mock', controlAccessRoutes())
   app.route('/_mock', controlActionRoutes())
   app.route('/_mock', controlRunRoutes())
+  app.route('/_mock', controlRefereeRoutes())
+  // The client referee watches /v1 from outside everything else that answers there (fault rules included).
+  app.use('/v1/*', refereeObserver())
   app.route('/v1', mount(V1_FAMILIES))
   app.route('/api/runtime', mount(MANAGEMENT_FAMILIES))
 

@@ -15,6 +15,7 @@ import { registerExecutionTimers } from './execution/executor.js'
 import { isWorldLoaded, loadWorld, worldStartMs } from './fixtures/load.js'
 import { openDb } from './store/db.js'
 import { getMetaJson, setMetaJson } from './store/meta.js'
+import { Referee } from './referee/referee.js'
 import { Channel } from './util/channel.js'
 import { Ids, type IdsState } from './util/ids.js'
 import type { Log } from './util/log.js'
@@ -91,6 +92,7 @@ export function createDeps(config: MockConfig, opts: CreateDepsOptions): Deps {
       bus: createBus(),
       streams: createStreamHub(config.sse),
       deliveries: new DeliveryPool(opts.log, opts.sendBounds),
+      referee: new Referee(),
     } as Omit<Deps, 'scheduler'> & { scheduler: Scheduler }
     deps.scheduler = new Scheduler({
       db,
