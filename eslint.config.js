@@ -64,6 +64,7 @@ const L0 = ['mock/util', 'mock/domain', 'mock/errors.ts', 'mock/deps.ts'] // and
 const L1 = ['mock/store']
 const L2 = ['mock/clock']
 const L3 = [
+  'mock/faults',
   'mock/fixtures',
   'mock/execution',
   'mock/access',

@@ -6,9 +6,10 @@
 import { Hono } from 'hono'
 import { TrieRouter } from 'hono/router/trie-router'
 import type { Deps, Env } from './deps.js'
-import { ApiError, errorResponse } from './errors.js'
+import { ApiError, ConnectionDropped, errorResponse } from './errors.js'
 import { carriesGatedKey } from './middleware/api-key.js'
 import { controlToken } from './middleware/control-token.js'
+import { faults } from './middleware/faults.js'
 import { logger } from './middleware/logger.js'
 import { noStore } from './middleware/no-store.js'
 import { requestId } from './middleware/request-id.js'
@@ -18,6 +19,7 @@ import { controlActionRoutes } from './routes/control-actions.js'
 import { controlRunRoutes } from './routes/control-runs.js'
 import { controlRefereeRoutes } from './routes/control-referee.js'
 import { refereeObserver } from './middleware/referee.js'
+import { controlFaultRoutes } from './routes/control-faults.js'
 import { artifactRoutes } from './routes/artifacts.js'
 import { deploymentRoutes } from './routes/deployments.js'
 import { eventRoutes } from './routes/events.js'
@@ -72,10 +74,18 @@ export function createApp(deps: Deps): Hono<Env> {
   app.route('/_mock', controlRefereeRoutes())
   // The client referee watches /v1 from outside everything else that answers there (fault rules included).
   app.use('/v1/*', refereeObserver())
+  app.route('/_mock', controlFaultRoutes())
+  // Fault rules apply to the interface's paths only, never to the control API.
+  app.use('/v1/*', faults())
+  app.use('/api/runtime/*', faults())
   app.route('/v1', mount(V1_FAMILIES))
   app.route('/api/runtime', mount(MANAGEMENT_FAMILIES))
 
-  app.onError((err, c) => errorResponse(c, err))
+  app.onError((err, c) => {
+    // A fault rule's dropped connection leaves the app unanswered (mock/server.ts closes the socket).
+    if (err instanceof ConnectionDropped) throw err
+    return errorResponse(c, err)
+  })
 
   // Routes are fixed once createApp returns; the method index is built on the first unmatched request.
   let methodsOf: ((path: string) => string[]) | undefined

@@ -8,6 +8,7 @@ import type { Scheduler } from './clock/scheduler.js'
 import type { EventRecord } from './events/log.js'
 import type { SseLimits, StreamHub } from './events/sse.js'
 import type { ExecutionEvent } from './execution/lifecycle.js'
+import type { FaultRules } from './faults/rules.js'
 import type { FixtureWorld } from './fixtures/world.js'
 import type { OperationSpec } from './http/operations.js'
 import type { Db } from './store/db.js'
@@ -64,6 +65,8 @@ export type Deps = {
   deliveries: DeliveryPool
   /** The instance's client referee (/_mock/referee; mock/referee/referee.ts). */
   referee: Referee
+  /** The instance's fault rules (/_mock/faults; mock/faults/rules.ts). */
+  faults: FaultRules
 }
 
 /** What the api-key middleware puts on the context for /v1 requests. */

@@ -137,3 +137,19 @@ export function errorResponse(c: Context<Env>, err: unknown): Response {
   }
   return c.json(body, apiError.status as ContentfulStatusCode)
 }
+
+/**
+ * A fault rule's dropped connection (mock/faults/rules.ts): thrown through the app so that nothing answers.
+ * Over HTTP mock/server.ts destroys the socket; in process `app.request()` and `mock.fetch()` reject with it,
+ * as fetch rejects on a network failure. `when` is 'before' (unprocessed) or 'after' (processed, committed).
+ */
+export class ConnectionDropped extends Error {
+  constructor(readonly when: 'before' | 'after') {
+    super(
+      when === 'before'
+        ? 'fault rule: the connection was closed before the request was processed'
+        : 'fault rule: the request was processed and committed, then the connection was closed unanswered',
+    )
+    this.name = 'ConnectionDropped'
+  }
+}

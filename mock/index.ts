@@ -8,6 +8,7 @@ import type { ClockMode } from './clock/clock.js'
 import type { TimerKinds } from './clock/timer-kinds.js'
 import type { Deps, Env } from './deps.js'
 import type { SseLimits } from './events/sse.js'
+import type { FaultRule, FaultRuleInput } from './faults/rules.js'
 import { fixturesView, resetWorld, type FixturesView } from './fixtures/load.js'
 import {
   DEFAULT_WORLD_FILE,
@@ -60,6 +61,16 @@ export type Mock = {
      */
     advance(seconds: number): Promise<Date>
     setMode(mode: ClockMode): void
+  }
+  /**
+   * The instance's fault rules (mock/faults/rules.ts): `add(body)` takes the POST /_mock/faults body (validated;
+   * a RangeError names the problems), `list()`, `remove(id)`, `clear()`.
+   */
+  faults: {
+    add(body: FaultRuleInput): FaultRule
+    list(): FaultRule[]
+    remove(id: string): boolean
+    clear(): void
   }
   webhooks: {
     /**
@@ -141,6 +152,12 @@ export async function createMock(options: MockOptions = {}): Promise<Mock> {
       },
       setMode: (mode) => deps.clock.setMode(mode),
     },
+    faults: {
+      add: (body) => deps.faults.addChecked(body),
+      list: () => deps.faults.list(),
+      remove: (id) => deps.faults.remove(id),
+      clear: () => deps.faults.clear(),
+    },
     webhooks: { idle: () => deps.deliveries.idle() },
     reset: async () => new Date(await resetWorld(deps)),
     fixtures: () => fixturesView(deps.db),
@@ -159,5 +176,7 @@ export type { Deps, Env } from './deps.js'
 export type { FixtureWorld } from './fixtures/world.js'
 export type { FixturesView } from './fixtures/load.js'
 export type { Listening } from './server.js'
+export type { FaultRule, FaultRuleInput } from './faults/rules.js'
+export { ConnectionDropped } from './errors.js'
 // The webhook receiver kit (pure, no mock state): verifySignature, parseSignatureHeader, Deduplicator, ...
 export * from './webhooks/kit/index.js'

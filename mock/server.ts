@@ -4,7 +4,7 @@
  * those answers are the error envelope too, with X-Request-Id and Cache-Control: no-store, and close the
  * connection, since the rest of what the client sent cannot be framed. A path with dot segments (`..`, `.`,
  * also percent-encoded) is refused before routing: URL parsing would resolve it and could lead a /v1 path
- * onto the control API.
+ * onto the control API. A fault rule's drop (ConnectionDropped) destroys the socket: no answer is written.
  */
 import {
   createServer as createNodeServer,
@@ -15,7 +15,7 @@ import {
 import type { AddressInfo, Socket } from 'node:net'
 import { getRequestListener } from '@hono/node-server'
 import type { Deps } from './deps.js'
-import { ApiError, errorEnvelope } from './errors.js'
+import { ApiError, ConnectionDropped, errorEnvelope } from './errors.js'
 
 /** What a server needs of a mock instance. */
 export type Servable = { fetch: (request: Request) => Response | Promise<Response>; deps: Deps }
@@ -57,7 +57,22 @@ export const hasDotSegment = (target: string): boolean => DOT_SEGMENT.test(targe
 
 /** An HTTP server for the mock (not listening yet). */
 export function createServer(mock: Servable): Server {
-  const serveApp = getRequestListener(mock.fetch)
+  const serveApp = getRequestListener(
+    async (request: Request, env: { incoming: { socket: Socket | null } }) => {
+      try {
+        return await mock.fetch(request)
+      } catch (error) {
+        // A fault rule's drop (mock/faults/rules.ts): the connection closes with no answer at all.
+        if (error instanceof ConnectionDropped) env.incoming.socket?.destroy()
+        throw error
+      }
+    },
+    {
+      // undefined: nothing is written (the dropped socket); anything else thrown is a bare 500.
+      errorHandler: (error) =>
+        error instanceof ConnectionDropped ? undefined : new Response(null, { status: 500 }),
+    },
+  )
   /** Answers a request the app must not see with the envelope (the connection stays usable). */
   const refuse = (res: ServerResponse, status: 400 | 404, message: string) => {
     const requestId = mock.deps.ids.requestId()

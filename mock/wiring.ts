@@ -12,6 +12,7 @@ import { mapExecutionEvent } from './events/mapping.js'
 import { createStreamHub, KEEP_ALIVE_KIND, keepAlive, notifyStreams } from './events/sse.js'
 import { cancelActionsOnChange } from './execution/actions.js'
 import { registerExecutionTimers } from './execution/executor.js'
+import { FaultRules } from './faults/rules.js'
 import { isWorldLoaded, loadWorld, worldStartMs } from './fixtures/load.js'
 import { openDb } from './store/db.js'
 import { getMetaJson, setMetaJson } from './store/meta.js'
@@ -93,6 +94,7 @@ export function createDeps(config: MockConfig, opts: CreateDepsOptions): Deps {
       streams: createStreamHub(config.sse),
       deliveries: new DeliveryPool(opts.log, opts.sendBounds),
       referee: new Referee(),
+      faults: new FaultRules(),
     } as Omit<Deps, 'scheduler'> & { scheduler: Scheduler }
     deps.scheduler = new Scheduler({
       db,

@@ -22,17 +22,15 @@ const BARE_RETRYABLE = new Set([429, 502, 503, 504])
 
 const sha256 = (text: string | Uint8Array) => createHash('sha256').update(text).digest('hex')
 
-/** A digest of the request body as the app read it, or of its raw text; undefined when unreadable. */
+/**
+ * A digest of the request body: an upload's file as the app read it, else the raw text (Hono keeps what the
+ * app read; JSON canonicalised, since validation fills in defaults on the parsed copy); undefined when the
+ * body cannot be read (a body refused while it was still arriving).
+ */
 async function bodyDigest(c: Context<Env>): Promise<string | undefined> {
-  const input = c.var.input
-  if (input?.upload) {
-    const u = input.upload
-    return sha256(`upload\n${u.filename}\n${u.mimeType}\n${sha256(u.bytes)}`)
-  }
-  if (input) return sha256(`json\n${canonicalJson(input.body ?? null)}`)
-  const length = c.req.header('Content-Length')
-  if ((length === undefined || length === '0') && c.req.header('Transfer-Encoding') === undefined)
-    return sha256('none')
+  const upload = c.var.input?.upload
+  if (upload)
+    return sha256(`upload\n${upload.filename}\n${upload.mimeType}\n${sha256(upload.bytes)}`)
   try {
     const text = await c.req.text()
     try {

@@ -181,3 +181,47 @@ describe('client referee', () => {
     }
   })
 })
+
+describe('client referee under fault rules', () => {
+  const fault = async (rule: unknown) => {
+    const res = await mock.app.request('/_mock/faults', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(rule),
+    })
+    expect(res.status).toBe(201)
+  }
+
+  it('[RETRY-017] reports a new Idempotency-Key for the same body after an unanswered create, not a resend with the same key', async () => {
+    await fault({ match: { operation: 'createSession' }, action: { drop: 'after' }, times: 1 })
+    await expect(createSession('lost', 'work')).rejects.toThrow()
+    // The correct resend gets the original receipt.
+    expect((await createSession('lost', 'work')).status).toBe(202)
+    expect(await findings()).toEqual([])
+    await fault({ match: { operation: 'createSession' }, action: { drop: 'after' }, times: 1 })
+    await expect(createSession('lost-2', 'other work')).rejects.toThrow()
+    expect((await createSession('fresh-key', 'other work')).status).toBe(202)
+    const found = await findings()
+    expect(found.map((v) => [v.rule, v.requirement_id])).toEqual([
+      ['changed-key-after-unanswered', 'RETRY-017'],
+    ])
+    expect(found[0]!.requests).toHaveLength(2)
+  })
+
+  it('[RETRY-002] reports a resend before the Retry-After of a faulted answer has passed', async () => {
+    await fault({
+      match: { operation: 'createSession' },
+      action: { error: 'SESSION_UPDATING', retry_after_s: 5 },
+      times: 2,
+    })
+    const first = await createSession('busy', 'w')
+    expect(first.status).toBe(503)
+    expect(first.headers.get('retry-after')).toBe('5')
+    await mock.clock.advance(5)
+    expect((await createSession('busy', 'w')).status).toBe(503)
+    expect(await findings()).toEqual([])
+    await mock.clock.advance(4)
+    expect((await createSession('busy', 'w')).status).toBe(202)
+    expect((await findings()).map((v) => v.requirement_id)).toEqual(['RETRY-002'])
+  })
+})

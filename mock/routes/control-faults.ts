@@ -1,0 +1,54 @@
+/**
+ * The fault-rule control API (MOCK-CONTRACT "Fault rules and the client referee"): POST /_mock/faults adds a
+ * rule (201 with the rule), GET /_mock/faults lists them with their fired counts, DELETE /_mock/faults/{id}
+ * removes one, DELETE /_mock/faults removes all. Bodies and their meaning: mock/faults/rules.ts.
+ */
+import { Hono } from 'hono'
+import type { Env } from '../deps.js'
+import { ApiError } from '../errors.js'
+import { validateFaultRule } from '../faults/rules.js'
+
+/** The /_mock/faults routes. */
+export function controlFaultRoutes(): Hono<Env> {
+  const app = new Hono<Env>()
+
+  app.post('/faults', async (c) => {
+    const text = await c.req.text()
+    let data: unknown = {}
+    if (text.trim() !== '') {
+      try {
+        data = JSON.parse(text)
+      } catch {
+        throw new ApiError('INVALID_INPUT', {
+          status: 400,
+          message: 'request body is not valid JSON',
+        })
+      }
+    }
+    const checked = validateFaultRule(data)
+    if (!checked.ok) {
+      throw new ApiError('INVALID_INPUT', {
+        status: 422,
+        message: `invalid fault rule: ${checked.errors.map((e) => `${e.path} ${e.message}`).join('; ')}`,
+        details: { errors: checked.errors },
+      })
+    }
+    return c.json(c.var.deps.faults.add(checked.rule), 201)
+  })
+
+  app.get('/faults', (c) => c.json({ items: c.var.deps.faults.list() }))
+
+  app.delete('/faults', (c) => {
+    c.var.deps.faults.clear()
+    return c.json({ items: [] })
+  })
+
+  app.delete('/faults/:id', (c) => {
+    const id = c.req.param('id')
+    if (!c.var.deps.faults.remove(id))
+      throw new ApiError('NOT_FOUND', { message: `no fault rule "${id}"` })
+    return c.json({ id, deleted: true })
+  })
+
+  return app
+}
