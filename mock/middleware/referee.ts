@@ -129,10 +129,14 @@ export function refereeObserver(): MiddlewareHandler<Env> {
         retryAfterMs: answered ? retryAfterMs(res) : undefined,
         code,
         poll: method === 'GET' && POLL.test(path) ? path : undefined,
-        stream: stream ? { aggregate: stream[2]!, cursor: hasCursor(c), lastDelivered } : undefined,
+        stream: stream
+          ? { aggregate: stream[2]!, cursor: hasCursor(c), lastDelivered: lastDelivered?.ref }
+          : undefined,
         createdDuringWebhook: busy !== undefined && projectId !== undefined && busy.has(projectId),
       }
       ref.observe(key!, o)
+      // A dropped stream answer delivered nothing to the client.
+      if (stream && !answered) ref.undoDeliveries(key!, stream[2]!, lastDelivered)
     }
   }
 }

@@ -224,4 +224,21 @@ describe('client referee under fault rules', () => {
     expect((await createSession('busy', 'w')).status).toBe(202)
     expect((await findings()).map((v) => v.requirement_id)).toEqual(['RETRY-002'])
   })
+
+  it('[SSE-023] a stream whose answer was dropped delivered nothing: reopening it without a cursor is right', async () => {
+    const receipt = (await (await createSession('sse-drop')).json()) as { events_url: string }
+    await mock.clock.advance(10)
+    await fault({
+      match: { operation: 'streamSessionEvents' },
+      action: { drop: 'after' },
+      times: 1,
+    })
+    await expect(
+      v1(receipt.events_url, { headers: { Accept: 'text/event-stream' } }),
+    ).rejects.toThrow()
+    const res = await v1(receipt.events_url, { headers: { Accept: 'text/event-stream' } })
+    expect(res.status).toBe(200)
+    await res.body!.cancel()
+    expect(await findings()).toEqual([])
+  })
 })

@@ -7,6 +7,7 @@ import {
   delivered,
   emptyRecord,
   judge,
+  type Delivery,
   type KeyRecord,
   type Observation,
   type RequestRef,
@@ -60,9 +61,17 @@ export class Referee {
     })
   }
 
-  /** The stream request of this key that last delivered an event of the Session or Run, if any. */
-  lastDelivered(key: string, aggregateId: string): RequestRef | undefined {
-    return this.records.get(key)?.delivered.get(aggregateId)?.ref
+  /** The last delivery to this key of an event of the Session or Run, if any. */
+  lastDelivered(key: string, aggregateId: string): Delivery | undefined {
+    return this.records.get(key)?.delivered.get(aggregateId)
+  }
+
+  /** A stream whose answer never reached the client delivered nothing: back to the delivery before it. */
+  undoDeliveries(key: string, aggregateId: string, before: Delivery | undefined): void {
+    const record = this.records.get(key)
+    if (!record) return
+    if (before) record.delivered.set(aggregateId, before)
+    else record.delivered.delete(aggregateId)
   }
 
   /** The findings, oldest first. */

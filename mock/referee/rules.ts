@@ -87,6 +87,9 @@ export type Observation = {
   createdDuringWebhook?: boolean
 }
 
+/** An event written to a stream, and the stream request it was written to. */
+export type Delivery = { eventId: string; ref: RequestRef }
+
 /** What the referee remembers of one key (each map bounded by MAX_ENTRIES_PER_KEY). */
 export type KeyRecord = {
   /** Last answer per request identity that constrains a resend. */
@@ -98,7 +101,7 @@ export type KeyRecord = {
   /** Last successful poll per Turn or Run. */
   polls: Map<string, { atMs: number; ref: RequestRef }>
   /** Last event delivered per Session or Run, and the stream request that delivered it (stream hook). */
-  delivered: Map<string, { eventId: string; ref: RequestRef }>
+  delivered: Map<string, Delivery>
 }
 
 export const emptyRecord = (): KeyRecord => ({
