@@ -222,6 +222,42 @@ export default tseslint.config(
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
+    // The reference client talks to the service over HTTP only (README "Reference client").
+    files: ['client/**/*.ts'],
+    ignores: ['client/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/mock/**', '**/mock', '**/conformance/**'],
+              message:
+                'The reference client imports spec/ only (types and the catalog); it reaches a mock over HTTP.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['client/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/mock/*/**', '**/conformance/**'],
+              message:
+                'Client tests start a mock through mock/index.ts only and talk to it over HTTP.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['conformance/**/*.ts'],
     ignores: ['conformance/support/target.ts'],
     rules: {
