@@ -3,12 +3,15 @@
  * same Session or Run once the appending transaction has committed, a `: keep-alive` comment every 15 s of
  * virtual time, permission re-checks on every delivery and keep-alive (AUTH-010), an error frame then close,
  * and a bounded buffer: a consumer that leaves it full for about 10 s of wall time is disconnected (SSE-022).
- * A stream never touches the execution: closing it cancels nothing (SSE-004).
+ * A stream never touches the execution: closing it cancels nothing (SSE-004). A stream fault rule
+ * (mock/faults/rules.ts) given at open cuts it after some events, sends an error frame, repeats every event
+ * or stalls it (no more frames, no keep-alive, the connection left open).
  */
 import { setImmediate } from 'node:timers'
 import { wallTimeout } from '../clock/wall-timeout.js'
 import type { Deps } from '../deps.js'
 import { errorEnvelope, type ApiError } from '../errors.js'
+import { faultError, type StreamAction } from '../faults/rules.js'
 import { visibleEventsAfter } from '../store/events.js'
 import { getTimer } from '../store/timers.js'
 import { accessProblem, type Aggregate } from '../access/access.js'
@@ -54,6 +57,8 @@ type Stream = {
   cancelStall: (() => void) | undefined
   pumping: boolean
   pumpAgain: boolean
+  /** A stream fault rule's action, the events sent so far, and whether it stalled the stream. */
+  fault: { action: StreamAction; sent: number; stalled: boolean } | undefined
 }
 
 /** The open streams of one mock instance (deps.streams). */
@@ -109,6 +114,8 @@ export function keepAlive(deps: Deps, streamId: string): void {
   const stream = deps.streams.streams.get(streamId)
   if (!stream || stream.closed) return
   stream.keepAliveTimer = undefined
+  // A stalled stream sends nothing more, keep-alives included.
+  if (stream.fault?.stalled) return
   const problem = accessProblem(deps, stream.apiKey, stream.aggregate)
   if (problem) return fail(stream, problem)
   write(stream, KEEP_ALIVE_FRAME)
@@ -124,6 +131,8 @@ export type OpenStreamOptions = {
   requestId: string
   /** Replay starts after this sequence (0: from the first event still within retention). */
   afterSequence: number
+  /** A stream fault rule's action for this stream (mock/faults/rules.ts). */
+  fault?: StreamAction
 }
 
 /** The headers of a stream's 200 answer (a HEAD request gets them without a stream). */
@@ -155,13 +164,14 @@ export function openStream(deps: Deps, opts: OpenStreamOptions): Response {
           cancelStall: undefined,
           pumping: false,
           pumpAgain: false,
+          fault: opts.fault && { action: opts.fault, sent: 0, stalled: false },
         }
         hub.streams.set(stream.id, stream)
         let set = hub.byAggregate.get(opts.aggregate.id)
         if (!set) hub.byAggregate.set(opts.aggregate.id, (set = new Set()))
         set.add(stream)
         scheduleKeepAlive(stream)
-        pump(stream)
+        if (!applyFault(stream)) pump(stream)
       },
       pull() {
         if (!stream || stream.closed) return
@@ -203,7 +213,7 @@ function pump(stream: Stream): void {
 function pumpOnce(stream: Stream): void {
   const { deps } = stream
   let checked = false
-  while (!stream.closed) {
+  while (!stream.closed && !stream.fault?.stalled) {
     if (!hasRoom(stream)) return stall(stream)
     const since = eventsVisibleSince(deps.clock.nowMs())
     const batch = visibleEventsAfter(
@@ -230,6 +240,12 @@ function pumpOnce(stream: Stream): void {
         requestId: stream.requestId,
         atMs: stream.openedAtMs,
       })
+      if (stream.fault) {
+        stream.fault.sent++
+        if (stream.fault.action.stream === 'repeat' && stream.fault.sent > afterEvents(stream))
+          write(stream, eventFrame(event))
+        if (applyFault(stream)) return
+      }
     }
   }
 }
@@ -241,6 +257,32 @@ function write(stream: Stream, frame: string): void {
   if (!hasRoom(stream)) return stall(stream)
   stream.controller.enqueue(encoder.encode(frame))
   if (!hasRoom(stream)) stall(stream)
+}
+
+const afterEvents = (stream: Stream): number => stream.fault?.action.after_events ?? 0
+
+/**
+ * A stream fault once its events are sent: `close` ends the stream (no error frame), `error` sends the error
+ * frame of its code (default INTERNAL_ERROR, retryable false) and closes, `stall` stops every frame. True when
+ * the stream sends nothing more.
+ */
+function applyFault(stream: Stream): boolean {
+  const fault = stream.fault
+  if (!fault || fault.action.stream === 'repeat' || fault.sent < afterEvents(stream)) return false
+  if (fault.action.stream === 'stall') {
+    fault.stalled = true
+    return true
+  }
+  if (fault.action.stream === 'error') {
+    fail(
+      stream,
+      faultError({ error: fault.action.code ?? 'INTERNAL_ERROR' }, stream.deps.clock.nowMs()),
+    )
+    return true
+  }
+  cleanup(stream)
+  stream.controller.close()
+  return true
 }
 
 /** The buffer is full: the consumer has the send limit to read, else it is disconnected. */

@@ -141,7 +141,8 @@ export function acceptSession(
 
 /**
  * Accepts input to an existing Session as a new Turn: 409 SESSION_CLOSED for a closed Session, 409
- * SESSION_BUSY while a Turn runs (state rules 1 and 2).
+ * SESSION_BUSY while a Turn runs (state rules 1 and 2), 503 SESSION_UPDATING while its Turn's cancel is
+ * being confirmed (assumed, sessionUpdating).
  */
 export function acceptInput(
   deps: Deps,
@@ -152,9 +153,24 @@ export function acceptInput(
 ): TurnRecord {
   if (session.status === 'CLOSED') throw new ApiError('SESSION_CLOSED')
   const current = latestTurnOfSession(deps.db, session.id)
+  sessionUpdating(current)
   if (current && !current.terminal)
     throw new ApiError('SESSION_BUSY', { details: { turn_id: current.id } })
   return acceptTurn(deps, auth, deployment, session, body)
+}
+
+/**
+ * ERR-068 (assumed trigger; the document gives none): a Session whose Turn is CANCEL_REQUESTED is being
+ * updated until the cancel is confirmed (one virtual second): input and close answer 503 SESSION_UPDATING,
+ * retryable, Retry-After 1; the same request resent with the same key is then accepted.
+ */
+export function sessionUpdating(current: { id: string; status: string } | undefined): void {
+  if (current?.status !== 'CANCEL_REQUESTED') return
+  throw new ApiError('SESSION_UPDATING', {
+    message: 'The Session is being updated (its Turn is being canceled); resend with the same key.',
+    details: { turn_id: current.id },
+    retryAfterS: 1,
+  })
 }
 
 /**

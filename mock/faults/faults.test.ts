@@ -93,6 +93,9 @@ describe('fault rules', () => {
       { match: {}, action: { proxy: 502 }, times: 0 },
       { match: {}, action: { proxy: 502 }, probability: 0 },
       { match: {}, action: { stream: 'close', code: 'INTERNAL_ERROR' } },
+      { match: { path: '/v1/deployments' }, action: { webhook: 'duplicate' } },
+      { match: { event_type: 'turn.completed' }, action: { proxy: 502 } },
+      { match: {}, action: { webhook: 'duplicate', delay_s: 5 } },
       { action: { proxy: 502 } },
       { match: {}, action: { proxy: 502 }, extra: 1 },
     ]

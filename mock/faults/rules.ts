@@ -9,7 +9,14 @@
  *           | { proxy: 502 | 503 | 504 }                a proxy's answer: text, no envelope
  *           | { delay_ms: n }                            a real (wall) delay, then the request is served
  *           | { drop: 'before' | 'after' }              close the connection unprocessed / after commit
- *           | { stream: 'close' | 'error' | 'repeat' | 'stall', after_events?, code? }   SSE streams only
+ *           | { stream: 'close' | 'error' | 'repeat' | 'stall', after_events?, code? }   SSE streams only:
+ *               after `after_events` events (default 0) close the stream, send an `event: error` frame of
+ *               `code` (default INTERNAL_ERROR: retryable false; a retryable code such as STORAGE_UNAVAILABLE
+ *               gives retryable true) and close, or stall (nothing more, no keep-alive, connection open);
+ *               `repeat` sends every event after the first `after_events` twice (same id)
+ *           | { webhook: 'duplicate' | 'late', delay_s? }   webhook notifications (match on event_type only):
+ *               the notice is delivered twice (two deliveries, one event_id and body), or its delivery starts
+ *               delay_s (default 60) later, e.g. a turn.progress notice arriving after turn.completed
  *     times?: n,          the rule fires for the next n matching requests, then stays listed with remaining 0
  *     probability?: p,    0 < p <= 1: each matching request fires with probability p, drawn from `seed`
  *     seed?: string }     (default the rule id): the same seed gives the same fire/skip sequence
@@ -28,14 +35,24 @@
  * fetch rejects on a network failure. Stream rules apply to SSE streams (operations streamSessionEvents and
  * streamRunEvents) when the stream opens.
  *
+ * Webhook rules are taken when an event becomes deliveries (mock/webhooks/delivery.ts), one rule per event.
+ *
  * The hot path costs one property read when no rule is active (`faults.active === 0`).
  */
 import { createHash } from 'node:crypto'
 import { ERROR_CATALOG, loadOpenApi, type HttpErrorCode } from '../../spec/index.js'
+import { ApiError } from '../errors.js'
 import { controlBodyAjv } from '../util/ajv.js'
 import { lazy } from '../util/memo.js'
 
-export type FaultMatch = { method?: string; path?: string; operation?: string; key?: string }
+export type FaultMatch = {
+  method?: string
+  path?: string
+  operation?: string
+  key?: string
+  /** Webhook rules only: the notification's event type (e.g. turn.progress). */
+  event_type?: string
+}
 
 export type ErrorAction = {
   error: HttpErrorCode
@@ -46,13 +63,19 @@ export type ErrorAction = {
 }
 export type StreamAction = {
   stream: 'close' | 'error' | 'repeat' | 'stall'
-  /** Frames (events) sent before the fault; default 0 (close/error/stall) or 1 (repeat). */
+  /** Events sent before the fault (default 0); for `repeat`, events sent once before the repeats start. */
   after_events?: number
   /** For `error`: the code of the error frame (default INTERNAL_ERROR, retryable false). */
   code?: HttpErrorCode
 }
+export type WebhookAction = {
+  /** duplicate: the notice is delivered twice; late: its delivery starts `delay_s` later (default 60). */
+  webhook: 'duplicate' | 'late'
+  delay_s?: number
+}
 export type FaultAction =
   | ErrorAction
+  | WebhookAction
   | { proxy: 502 | 503 | 504 }
   | { delay_ms: number }
   | { drop: 'before' | 'after' }
@@ -89,9 +112,11 @@ export type FaultRequest = {
   /** Resolved lazily: only when a rule matches on operation. */
   operation: () => string | undefined
   key: string | undefined
+  /** A webhook notification's event type. */
+  event_type?: string
 }
 
-export type FaultKind = 'http' | 'stream'
+export type FaultKind = 'http' | 'stream' | 'webhook'
 
 /** The longest delay a rule may ask for (two minutes of wall time). */
 export const MAX_DELAY_MS = 120_000
@@ -124,6 +149,7 @@ const validateInput = lazy(() =>
           path: { type: 'string', maxLength: 1024, pattern: '^/(v1|api/runtime)(/[^/?#]*)*$' },
           operation: { enum: operationIds() },
           key: { type: 'string', minLength: 1, maxLength: 1024 },
+          event_type: { type: 'string', minLength: 1, maxLength: 200 },
         },
       },
       action: {
@@ -157,6 +183,15 @@ const validateInput = lazy(() =>
             additionalProperties: false,
             required: ['drop'],
             properties: { drop: { enum: ['before', 'after'] } },
+          },
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['webhook'],
+            properties: {
+              webhook: { enum: ['duplicate', 'late'] },
+              delay_s: { type: 'integer', minimum: 1, maximum: 30 * 86_400 },
+            },
           },
           {
             type: 'object',
@@ -216,6 +251,17 @@ export function validateFaultRule(
       })
     }
   }
+  const webhook = 'webhook' in action
+  const match = data.match
+  if (webhook && (match.method ?? match.path ?? match.operation ?? match.key) !== undefined) {
+    errors.push({ path: '/match', message: 'a webhook rule matches on event_type only' })
+  }
+  if (!webhook && match.event_type !== undefined) {
+    errors.push({ path: '/match/event_type', message: 'event_type is for webhook rules only' })
+  }
+  if (webhook && action.delay_s !== undefined && action.webhook !== 'late') {
+    errors.push({ path: '/action/delay_s', message: 'delay_s is for webhook "late" only' })
+  }
   if ('stream' in action && action.code !== undefined && action.stream !== 'error') {
     errors.push({ path: '/action/code', message: 'code is for stream "error" only' })
   }
@@ -227,8 +273,26 @@ type HttpEntry = { status: readonly number[]; retryable: boolean; retry_after?: 
 export const httpOf = (code: HttpErrorCode): HttpEntry =>
   (ERROR_CATALOG[code] as { http: HttpEntry }).http
 
+/**
+ * The ApiError an error action stands for: the catalog's status (the first listed unless the action names
+ * one), retryable and Retry-After. RATE_LIMITED gets details.reset_at (ERR-083): now plus the Retry-After.
+ */
+export function faultError(action: ErrorAction, nowMs: number): ApiError {
+  const details = { ...action.details }
+  if (action.error === 'RATE_LIMITED' && details.reset_at === undefined)
+    details.reset_at = new Date(nowMs + (action.retry_after_s ?? 1) * 1000).toISOString()
+  const status = action.status ?? httpOf(action.error).status[0]
+  return new ApiError(action.error as 'INVALID_INPUT', {
+    status: status as 400,
+    message: action.message ?? `${action.error} (mock fault rule)`,
+    details,
+    retryAfterS: action.retry_after_s,
+  })
+}
+
 /** Which requests an action applies to: stream actions to SSE streams only, the rest to any request. */
-export const kindOf = (action: FaultAction): FaultKind => ('stream' in action ? 'stream' : 'http')
+export const kindOf = (action: FaultAction): FaultKind =>
+  'stream' in action ? 'stream' : 'webhook' in action ? 'webhook' : 'http'
 
 /** Whether a `/v1/...` template (`*` = one segment) matches a path. */
 export function pathMatches(template: string, path: string): boolean {
@@ -339,6 +403,7 @@ function matches(m: FaultMatch, req: FaultRequest): boolean {
   if (m.method !== undefined && m.method !== req.method) return false
   if (m.path !== undefined && !pathMatches(m.path, req.path)) return false
   if (m.key !== undefined && m.key !== req.key) return false
+  if (m.event_type !== undefined && m.event_type !== req.event_type) return false
   if (m.operation !== undefined && m.operation !== req.operation()) return false
   return true
 }

@@ -8,8 +8,8 @@ import type { MiddlewareHandler } from 'hono'
 import { TrieRouter } from 'hono/router/trie-router'
 import { wallSleep } from '../clock/wall-timeout.js'
 import type { Env } from '../deps.js'
-import { ApiError, ConnectionDropped } from '../errors.js'
-import { httpOf, type ErrorAction, type FaultRule } from '../faults/rules.js'
+import { ConnectionDropped } from '../errors.js'
+import { faultError, type FaultRule } from '../faults/rules.js'
 import { loadOperations } from '../http/operations.js'
 import { lazy } from '../util/memo.js'
 
@@ -35,21 +35,6 @@ const PROXY_TEXT: Record<number, string> = {
   504: 'Gateway Timeout',
 }
 
-/** The ApiError an error action stands for: the catalog's status (or the one asked for) and Retry-After. */
-export function faultError(action: ErrorAction, nowIso: () => string): ApiError {
-  const details = { ...action.details }
-  // RATE_LIMITED carries details.reset_at (ERR-083): now plus the Retry-After.
-  if (action.error === 'RATE_LIMITED' && details.reset_at === undefined) details.reset_at = nowIso()
-  // A code with several statuses (INVALID_INPUT, HTTP_ERROR) defaults to the first the catalog lists.
-  const status = action.status ?? httpOf(action.error).status[0]
-  return new ApiError(action.error as 'INVALID_INPUT', {
-    status: status as 400,
-    message: action.message ?? `${action.error} (mock fault rule)`,
-    details,
-    retryAfterS: action.retry_after_s,
-  })
-}
-
 export function faults(): MiddlewareHandler<Env> {
   return async function faultRules(c, next) {
     const rules = c.var.deps.faults
@@ -67,9 +52,7 @@ export function faults(): MiddlewareHandler<Env> {
     const action = rule.action
     c.header('X-Mock-Fault', rule.id)
     if ('error' in action) {
-      const { clock } = c.var.deps
-      const retryAfterMs = (action.retry_after_s ?? 1) * 1000
-      throw faultError(action, () => new Date(clock.nowMs() + retryAfterMs).toISOString())
+      throw faultError(action, c.var.deps.clock.nowMs())
     }
     if ('proxy' in action) {
       // What a proxy in front of the service sends: its own text page, no envelope (retry rule 5).

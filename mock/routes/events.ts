@@ -10,6 +10,7 @@ import { DEFAULT_RUN_RETENTION_DAYS, eventExpired, runContentExpired } from '../
 import { ApiError } from '../errors.js'
 import { accessProblem, type Aggregate } from '../access/access.js'
 import { openStream, SSE_HEADERS, type OpenStreamOptions } from '../events/sse.js'
+import type { StreamAction } from '../faults/rules.js'
 import { route } from '../http/route.js'
 import type { TypedRequest } from '../http/typed.js'
 import { getEvent } from '../store/events.js'
@@ -80,7 +81,20 @@ function resumeAfter(
 /** SSE-001: the stream; a HEAD request gets its headers only, never an open stream or a keep-alive timer. */
 function answerStream(c: Context<Env>, opts: OpenStreamOptions): Response {
   if (c.req.method === 'HEAD') return new Response(null, { status: 200, headers: SSE_HEADERS })
-  return openStream(c.var.deps, opts)
+  const { faults } = c.var.deps
+  // A stream fault rule (mock/faults/rules.ts) is taken when the stream opens.
+  const rule = faults.hasStreamRules
+    ? faults.take('stream', {
+        method: c.req.method,
+        path: c.req.path,
+        key: opts.apiKey,
+        operation: () => c.var.op?.operationId,
+      })
+    : undefined
+  if (!rule) return openStream(c.var.deps, opts)
+  const res = openStream(c.var.deps, { ...opts, fault: rule.action as StreamAction })
+  res.headers.set('X-Mock-Fault', rule.id)
+  return res
 }
 
 export function eventRoutes(app: Hono<Env>): void {

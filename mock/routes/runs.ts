@@ -13,6 +13,7 @@ import { ApiError } from '../errors.js'
 import {
   actionOf,
   approvalContent,
+  actionState,
   assertNotEnded,
   requiredActions,
   resolveApproval,
@@ -171,6 +172,14 @@ export function runRoutes(app: Hono<Env>): void {
       })
     }
     const action = actionOf(deps, run.id, req.params.action_id)
+    // ERR-076: the Run's outcome is settled (it ended, other than by this action's own expiry, which stays
+    // ACTION_EXPIRED): nothing can be resolved any more.
+    if (run.terminal && actionState(deps, action) !== 'EXPIRED') {
+      throw new ApiError('RUN_TERMINAL', {
+        message: `The Run ended ${run.status}; its outcome is settled and its actions can no longer be resolved.`,
+        details: { run_id: run.id, status: run.status },
+      })
+    }
     assertNotEnded(deps, action, false)
     if ('decision' in body) resolveApproval(deps, run, action, body)
     else resolveQuestion(deps, run, action, body)

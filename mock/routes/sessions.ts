@@ -10,7 +10,7 @@ import { callableDeployment, visibleSession } from '../access/access.js'
 import type { Deps, Env } from '../deps.js'
 import { sessionExpiresAt } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
-import { acceptInput, acceptSession } from '../execution/accept.js'
+import { acceptInput, acceptSession, sessionUpdating } from '../execution/accept.js'
 import { finishExecution } from '../execution/lifecycle.js'
 import { route } from '../http/route.js'
 import type { Reply, Schema, TypedRequest } from '../http/typed.js'
@@ -195,6 +195,7 @@ export function sessionRoutes(app: Hono<Env>): void {
     const deps = c.var.deps
     const session = visibleSession(c.var.deps, req.auth, req.params.session_id)
     const current = latestTurnOfSession(deps.db, session.id)
+    sessionUpdating(current)
     if (current && !current.terminal)
       throw new ApiError('SESSION_BUSY', {
         message: 'Cancel or wait for the running Turn before closing.',

@@ -644,3 +644,42 @@ describe('sender', () => {
     }
   })
 })
+
+describe('webhook fault rules', () => {
+  it('[WHN-014] duplicates a notice: the receiver gets one event_id and body twice', async () => {
+    const { mock, register, emit, deliveries } = await setup()
+    await register()
+    mock.faults.add({
+      match: { event_type: 'turn.completed' },
+      action: { webhook: 'duplicate' },
+      times: 1,
+    })
+    const event = emit({ type: 'turn.completed' })
+    await mock.clock.advance(1)
+    await mock.webhooks.idle()
+    expect(receiver.received).toHaveLength(2)
+    expect(receiver.received[0]!.raw.equals(receiver.received[1]!.raw)).toBe(true)
+    const body = JSON.parse(receiver.received[0]!.raw.toString('utf8')) as { event_id: string }
+    expect(body.event_id).toBe(event.event_id)
+    expect((await deliveries()).items).toHaveLength(2)
+  })
+
+  it('[WHN-017] delivers a late progress notice after the completion', async () => {
+    const { mock, register, emit } = await setup()
+    await register({ event_types: ['turn.progress', 'turn.completed'] })
+    mock.faults.add({
+      match: { event_type: 'turn.progress' },
+      action: { webhook: 'late', delay_s: 30 },
+    })
+    emit({ type: 'turn.progress', status: 'RUNNING', data: { kind: 'PROGRESS' } as never })
+    emit({ type: 'turn.completed' })
+    await mock.clock.advance(1)
+    await mock.webhooks.idle()
+    await mock.clock.advance(60)
+    await mock.webhooks.idle()
+    const types = receiver.received.map(
+      (r) => (JSON.parse(r.raw.toString('utf8')) as { type: string }).type,
+    )
+    expect(types).toEqual(['turn.completed', 'turn.progress'])
+  })
+})

@@ -10,6 +10,7 @@ import type { components } from '../../spec/index.js'
 import type { SideEffect, TimerContext, TimerKinds } from '../clock/timer-kinds.js'
 import type { Deps } from '../deps.js'
 import type { EventRecord } from '../events/log.js'
+import type { WebhookAction } from '../faults/rules.js'
 import { getSession } from '../store/executions.js'
 import { MAX_BODY_BYTES, notificationBody, subscribedTypes } from './notification.js'
 import { sendNotification, type AttemptOutcome } from './sender.js'
@@ -68,17 +69,37 @@ export function createDeliveries(deps: Deps, event: EventRecord): void {
   if (event.session_id && getSession(db, event.session_id)?.workflow_run_id) return
   const body = notificationBody(event)
   const nowMs = clock.nowMs()
+  // A webhook fault rule (mock/faults/rules.ts): the notice twice, or its delivery later than the next ones.
+  const action = webhookFault(deps, event.type)
+  const copies = action?.webhook === 'duplicate' ? 2 : 1
+  const dueMs = action?.webhook === 'late' ? nowMs + (action.delay_s ?? 60) * 1000 : nowMs
   for (const endpoint of endpoints) {
-    enqueueDelivery(deps, {
-      project_id: event.project_id,
-      endpoint_id: endpoint.id,
-      event_id: event.event_id,
-      event_type: event.type,
-      body,
-      replay_of: null,
-      nowMs,
-    })
+    for (let i = 0; i < copies; i++) {
+      enqueueDelivery(deps, {
+        project_id: event.project_id,
+        endpoint_id: endpoint.id,
+        event_id: event.event_id,
+        event_type: event.type,
+        body,
+        replay_of: null,
+        nowMs,
+        dueMs,
+      })
+    }
   }
+}
+
+/** The webhook fault rule that fires for an event of this type, if any. */
+function webhookFault(deps: Deps, eventType: string): WebhookAction | undefined {
+  if (deps.faults.active === 0) return undefined
+  const rule = deps.faults.take('webhook', {
+    method: '',
+    path: '',
+    key: undefined,
+    operation: () => undefined,
+    event_type: eventType,
+  })
+  return rule?.action as WebhookAction | undefined
 }
 
 /** Stores a PENDING delivery and schedules its first attempt at nowMs (also used by replay). */
@@ -89,13 +110,15 @@ export function enqueueDelivery(
     'project_id' | 'endpoint_id' | 'event_id' | 'event_type' | 'body' | 'replay_of'
   > & {
     nowMs: number
+    /** When the first attempt is due (default nowMs; later for a webhook fault rule's late delivery). */
+    dueMs?: number
   },
 ): DeliveryRecord {
-  const { nowMs, ...rest } = d
+  const { nowMs, dueMs = nowMs, ...rest } = d
   const id = deps.ids.uuid()
   const timerId = deps.scheduler.schedule<AttemptPayload>(
     WEBHOOK_ATTEMPT,
-    nowMs,
+    dueMs,
     { delivery_id: id },
     { subject: endpointSubject(d.endpoint_id) },
   )
@@ -106,7 +129,7 @@ export function enqueueDelivery(
     attempts: 0,
     first_attempt_at: null,
     last_attempt_at: null,
-    next_attempt_at: nowMs,
+    next_attempt_at: dueMs,
     next_timer_id: timerId,
     last_http_status: null,
     last_error_code: null,

@@ -79,6 +79,14 @@ export const lastTurn = (s: ModelSession): ModelTurn | undefined => s.turns.at(-
 export const knownRunning = (m: Model, t: ModelTurn): boolean =>
   !TERMINAL.has(t.seen) && t.seenAtS === m.nowS
 
+/**
+ * The codes for input or close while the Session's last Turn has not ended: SESSION_BUSY; while a cancel is
+ * being confirmed also 503 SESSION_UPDATING, the mock's assumed trigger of ERR-068 (the document names none,
+ * so the model accepts either).
+ */
+export const busyCodes = (t: ModelTurn): string[] =>
+  t.seen === 'CANCEL_REQUESTED' ? ['SESSION_BUSY', 'SESSION_UPDATING'] : ['SESSION_BUSY']
+
 const RANK: Record<string, number> = {
   QUEUED: 0,
   RUNNING: 1,

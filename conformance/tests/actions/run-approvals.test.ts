@@ -287,6 +287,26 @@ describe('run approvals', () => {
     expectError(res, 'ACTION_CANCELED')
   })
 
+  it(`${req('ERR-076')} answers 409 RUN_TERMINAL to a resolve once the canceled Run has ended`, async (ctx) => {
+    const { control, run_id } = await heldRun(ctx)
+    const { action, content } = await pendingApproval(run_id)
+    expect((await cancelRun(target, run_id)).status).toBe(202)
+    await control.advance(60)
+    expect((await readRun(target, run_id)).run.status).toBe('CANCELED')
+    const res = await resolveRunAction(
+      target,
+      run_id,
+      action.id,
+      approval('APPROVE', content.content_hash),
+    )
+    expectError(res, 'RUN_TERMINAL')
+    // A settled outcome repeats on an unchanged resend (retryable false).
+    expectError(
+      await resolveRunAction(target, run_id, action.id, approval('APPROVE', content.content_hash)),
+      'RUN_TERMINAL',
+    )
+  })
+
   it(`${req('ERR-035')} answers 413 APPROVAL_CONTENT_TOO_LARGE for review content over 100 rows`, async (ctx) => {
     const { run_id } = await heldRun(ctx)
     const { action } = await pendingApproval(run_id)

@@ -90,6 +90,32 @@ it(`${req('STATE-024')} refuses input while a Turn runs with 409 SESSION_BUSY, a
   expect((await post(`/v1/sessions/${r.session_id}/turns`, text('more'))).status).toBe(202)
 })
 
+it(`${req('ERR-068', 'RETRY-004')} answers 503 SESSION_UPDATING with Retry-After while a Turn's cancel is confirmed; the same key then succeeds`, async (ctx) => {
+  assumedRule(
+    ctx,
+    target,
+    'the trigger of SESSION_UPDATING and the Turn cancel and input paths are not shown',
+  )
+  const control = mockOnly(ctx, target, 'the cancel is confirmed on virtual time')
+  const r = await accepted()
+  await control.advance(2)
+  const cancel = await post(`/v1/sessions/${r.session_id}/turns/${r.turn_id}/cancel`)
+  expect(cancel.status, cancel.text).toBe(202)
+  const idem = newIdempotencyKey('updating')
+  const send = () =>
+    target.api.post(`/v1/sessions/${r.session_id}/turns`, text('more'), {
+      key: target.world.keys.full,
+      idem,
+    })
+  const updating = await send()
+  expectError(updating, 'SESSION_UPDATING')
+  expect(updating.headers['retry-after']).toBe('1')
+  expectError(await post(`/v1/sessions/${r.session_id}/close`), 'SESSION_UPDATING')
+  await control.advance(1)
+  const accepted2 = await send()
+  expect(accepted2.status, accepted2.text).toBe(202)
+})
+
 it(`${req('STATE-025', 'SES-024')} refuses input and files in a closed Session with 409 SESSION_CLOSED`, async (ctx) => {
   assumedRule(ctx, target, 'the paths to close a Session and add input are not shown')
   const control = mockOnly(ctx, target, 'the Turn must end before closing')
