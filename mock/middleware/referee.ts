@@ -12,6 +12,7 @@ import type { Env } from '../deps.js'
 import { canonicalJson } from '../domain/idempotency.js'
 import type { Observation } from '../referee/rules.js'
 import { bearerToken } from './api-key.js'
+import { MAX_JSON_BYTES } from './request-body.js'
 
 const POLL = /^\/v1\/(?:sessions\/[^/]+\/turns\/[^/]+|runs\/[^/]+)$/
 const STREAM = /^\/v1\/(sessions|runs)\/([^/]+)\/events$/
@@ -33,6 +34,7 @@ async function bodyDigest(c: Context<Env>): Promise<string | undefined> {
     return sha256(`upload\n${upload.filename}\n${upload.mimeType}\n${sha256(upload.bytes)}`)
   // An upload the app did not read: its raw form (boundary) differs between resends, so it is not judged.
   if ((c.req.header('Content-Type') ?? '').toLowerCase().startsWith('multipart/')) return undefined
+  if (!bodyReadable(c)) return undefined
   try {
     const text = await c.req.text()
     try {
@@ -43,6 +45,18 @@ async function bodyDigest(c: Context<Env>): Promise<string | undefined> {
   } catch {
     return undefined
   }
+}
+
+/**
+ * Whether the body may be read for a digest: already read by the app (Hono keeps it), absent, or a declared
+ * length within the JSON limit. Never a body the app refused unread for its size or one of unknown length:
+ * waiting for it would hold the answer (an early 413 leaves the rest unsent).
+ */
+function bodyReadable(c: Context<Env>): boolean {
+  if (Object.keys(c.req.bodyCache).length > 0) return true
+  const length = c.req.header('Content-Length')
+  if (length === undefined) return c.req.header('Transfer-Encoding') === undefined
+  return /^\d+$/.test(length) && Number(length) <= MAX_JSON_BYTES
 }
 
 /** retryable and code of an answer: the envelope's, or by status for a bare 429/502/503/504. */
