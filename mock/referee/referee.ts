@@ -10,7 +10,6 @@ import {
   type Delivery,
   type KeyRecord,
   type Observation,
-  type RequestRef,
   type Violation,
 } from './rules.js'
 
