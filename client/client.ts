@@ -24,6 +24,8 @@ import { followEvents, type FollowOptions } from './sse.js'
 type Schemas = components['schemas']
 export type SessionCreateInput = Schemas['SessionCreateInput']
 export type SessionReceipt = Schemas['SessionReceipt']
+export type TurnReceipt = Schemas['TurnReceipt']
+export type FileReceipt = Schemas['FileReceipt']
 export type Turn = Schemas['Turn']
 export type RunCreateInput = Schemas['RunCreateInput']
 export type RunReceipt = Schemas['RunReceipt']
@@ -67,7 +69,10 @@ export type ClientOptions = {
 }
 
 export type RequestOptions = {
+  /** A JSON body. */
   body?: unknown
+  /** A multipart upload, rebuilt for every resend from the same file (the same content). */
+  file?: { bytes: Uint8Array; filename: string; mimeType: string }
   /** For create, input, cancel, delete and upload requests: kept for every resend (RETRY-004, RETRY-017). */
   idempotencyKey?: string
   headers?: Record<string, string>
@@ -123,15 +128,22 @@ export class ReferenceClient {
     const headers: Record<string, string> = { ...opts.headers }
     if (!opts.anonymous) headers.Authorization = `Bearer ${this.apiKey}`
     if (opts.idempotencyKey !== undefined) headers['Idempotency-Key'] = opts.idempotencyKey
-    const body = opts.body === undefined ? undefined : JSON.stringify(opts.body)
-    if (body !== undefined) headers['Content-Type'] = 'application/json'
+    const json = opts.body === undefined ? undefined : JSON.stringify(opts.body)
+    if (json !== undefined) headers['Content-Type'] = 'application/json'
+    const file = opts.file
+    const body = (): string | FormData | undefined => {
+      if (!file) return json
+      const form = new FormData()
+      form.append('file', new Blob([file.bytes], { type: file.mimeType }), file.filename)
+      return form
+    }
     let attempts = 0
     let waited = 0
     for (;;) {
       attempts += 1
       let res: Response
       try {
-        res = await this.fetchImpl(url, { method, headers, body })
+        res = await this.fetchImpl(url, { method, headers, body: body() })
       } catch (error) {
         // RETRY-001, RETRY-017: a dropped connection or timeout is resent unchanged (same key and body).
         const delay = retryDelayMs(this.policy, attempts, undefined, this.random)
@@ -171,6 +183,45 @@ export class ReferenceClient {
       { body: input, idempotencyKey: opts.idempotencyKey ?? this.newKey() },
     )
     return res.body
+  }
+
+  /** Adds input to a Session: a new Turn (the mock's assumed path; the document does not show it). */
+  async addTurn(
+    sessionId: string,
+    input: SessionCreateInput,
+    opts: { idempotencyKey?: string } = {},
+  ): Promise<TurnReceipt> {
+    const res = await this.request<TurnReceipt>(
+      'POST',
+      `/v1/sessions/${encodeURIComponent(sessionId)}/turns`,
+      { body: input, idempotencyKey: opts.idempotencyKey ?? this.newKey() },
+    )
+    return res.body
+  }
+
+  /** Uploads an input file (POST /v1/files); resends keep the key and the same file. */
+  async uploadFile(
+    file: { bytes: Uint8Array; filename: string; mimeType: string },
+    opts: { idempotencyKey?: string } = {},
+  ): Promise<FileReceipt> {
+    const res = await this.request<FileReceipt>('POST', '/v1/files', {
+      file,
+      idempotencyKey: opts.idempotencyKey ?? this.newKey(),
+    })
+    return res.body
+  }
+
+  /** Asks to cancel a Run: 202 for a new cancel, 200 when it already ended. */
+  async cancelRun(runId: string, opts: { idempotencyKey?: string } = {}): Promise<number> {
+    const res = await this.request<unknown>(
+      'POST',
+      `/v1/runs/${encodeURIComponent(runId)}/cancel`,
+      {
+        body: {},
+        idempotencyKey: opts.idempotencyKey ?? this.newKey(),
+      },
+    )
+    return res.status
   }
 
   /** Starts a Run of a published workflow version. */

@@ -11,6 +11,8 @@ export {
   type Answer,
   type SessionCreateInput,
   type SessionReceipt,
+  type TurnReceipt,
+  type FileReceipt,
   type Turn,
   type RunCreateInput,
   type RunReceipt,

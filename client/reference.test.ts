@@ -163,6 +163,34 @@ describe('reference client under fault schedules', () => {
     )
   }, 240_000)
 
+  it('[RETRY-004][RETRY-017][IDEM-003] resends an unanswered upload and added input with the same key: one file, one Turn each', async () => {
+    await prepare([
+      once('uploadFile', { drop: 'after' }),
+      once('addTurn', { drop: 'after' }),
+      once('addTurn', { proxy: 503 }),
+    ])
+    const client = new ReferenceClient({ baseUrl: server.url, apiKey: KEY, sleep: virtualSleep })
+    const bytes = new TextEncoder().encode('a small input file\n')
+    const file = await client.uploadFile({ bytes, filename: 'notes.txt', mimeType: 'text/plain' })
+    const count = (table: string) =>
+      (mock.deps.db.raw.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n
+    expect(count('files')).toBe(1)
+    const receipt = await client.createSession(DEPLOYMENT, {
+      input: [
+        { type: 'TEXT', text: 'read this' },
+        { type: 'FILE', file_id: file.file_id },
+      ],
+    })
+    expect((await client.waitForTurn(receipt.status_url)).status).toBe('SUCCEEDED')
+    const second = await client.addTurn(receipt.session_id, {
+      input: [{ type: 'TEXT', text: 'and now' }],
+    })
+    expect(second.session_id).toBe(receipt.session_id)
+    expect((await client.waitForTurn(second.status_url)).status).toBe('SUCCEEDED')
+    expect(turnsCreated()).toBe(2)
+    expect(await findings()).toEqual([])
+  })
+
   it('[RETRY-001] does not resend an answer with retryable false, and the referee agrees', async () => {
     await prepare([once('createSession', { error: 'INVALID_INPUT', status: 422 })])
     const client = new ReferenceClient({ baseUrl: server.url, apiKey: KEY, sleep: virtualSleep })
