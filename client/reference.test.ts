@@ -47,8 +47,9 @@ const virtualSleep = async (ms: number) => {
 }
 
 /** A fresh world with the job's scenario queued and the schedule's fault rules added. */
-async function prepare(schedule: Rule[]) {
+async function prepare(schedule: Rule[], opts: { forwardCompat?: boolean } = {}) {
   await control('POST', '/reset', {})
+  if (opts.forwardCompat) await control('POST', '/forward-compat', { enabled: true })
   await control('POST', '/scenarios', { target_id: DEPLOYMENT, scenario: 'file-output', times: 3 })
   for (const rule of schedule) await control('POST', '/faults', rule)
 }
@@ -160,6 +161,26 @@ describe('reference client under fault schedules', () => {
         },
       ),
       { numRuns: NUM_RUNS },
+    )
+  }, 240_000)
+
+  it('[VER-003][ERR-012] finishes the same way when the mock answers like a later minor version', async () => {
+    await fc.assert(
+      fc.asyncProperty(schedules, async (schedule) => {
+        await prepare(schedule, { forwardCompat: true })
+        const client = new ReferenceClient({
+          baseUrl: server.url,
+          apiKey: KEY,
+          sleep: virtualSleep,
+        })
+        const { turn, events } = await referenceJob(client)
+        expect(turn.status).toBe('SUCCEEDED')
+        // The unknown event type reached the client and was tolerated.
+        expect(events.some((e) => e.type === 'turn.insight')).toBe(true)
+        expect(await findings()).toEqual([])
+        expect(turnsCreated()).toBe(1)
+      }),
+      { numRuns: Math.max(3, Math.ceil(NUM_RUNS / 3)) },
     )
   }, 240_000)
 

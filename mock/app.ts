@@ -10,6 +10,7 @@ import { ApiError, ConnectionDropped, errorResponse } from './errors.js'
 import { carriesGatedKey } from './middleware/api-key.js'
 import { controlToken } from './middleware/control-token.js'
 import { faults } from './middleware/faults.js'
+import { forwardCompat } from './middleware/forward-compat.js'
 import { logger } from './middleware/logger.js'
 import { noStore } from './middleware/no-store.js'
 import { requestId } from './middleware/request-id.js'
@@ -75,9 +76,11 @@ export function createApp(deps: Deps): Hono<Env> {
   // The client referee watches /v1 from outside everything else that answers there (fault rules included).
   app.use('/v1/*', refereeObserver())
   app.route('/_mock', controlFaultRoutes())
-  // Fault rules apply to the interface's paths only, never to the control API.
-  app.use('/v1/*', faults())
-  app.use('/api/runtime/*', faults())
+  // Forward-compatibility fields and fault rules apply to the interface's paths only, never to /_mock.
+  for (const path of ['/v1/*', '/api/runtime/*']) {
+    app.use(path, forwardCompat())
+    app.use(path, faults())
+  }
   app.route('/v1', mount(V1_FAMILIES))
   app.route('/api/runtime', mount(MANAGEMENT_FAMILIES))
 

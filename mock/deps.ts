@@ -8,6 +8,7 @@ import type { Scheduler } from './clock/scheduler.js'
 import type { EventRecord } from './events/log.js'
 import type { SseLimits, StreamHub } from './events/sse.js'
 import type { ExecutionEvent } from './execution/lifecycle.js'
+import type { ForwardCompat } from './domain/forward-compat.js'
 import type { FaultRules } from './faults/rules.js'
 import type { FixtureWorld } from './fixtures/world.js'
 import type { OperationSpec } from './http/operations.js'
@@ -38,6 +39,8 @@ export type MockConfig = {
   rateLimits: boolean
   /** SSE stream limits (unit tests lower them); default the document's. */
   sse?: Partial<SseLimits>
+  /** --forward-compat at start (mock/domain/forward-compat.ts); the control call switches deps.forwardCompat. */
+  forwardCompat?: boolean
 }
 
 /**
@@ -67,6 +70,8 @@ export type Deps = {
   referee: Referee
   /** The instance's fault rules (/_mock/faults; mock/faults/rules.ts). */
   faults: FaultRules
+  /** Forward-compatibility rehearsal switch (/_mock/forward-compat; mock/domain/forward-compat.ts). */
+  forwardCompat: ForwardCompat
 }
 
 /** What the api-key middleware puts on the context for /v1 requests. */

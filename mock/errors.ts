@@ -6,6 +6,7 @@ import type { Context } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { ERROR_CATALOG, type HttpErrorCode, type StatusFor } from '../spec/index.js'
 import type { Env } from './deps.js'
+import { futureCode } from './domain/forward-compat.js'
 
 export type ErrorDetails = Record<string, unknown>
 
@@ -127,6 +128,14 @@ export function errorResponse(c: Context<Env>, err: unknown): Response {
     apiError = new ApiError('INTERNAL_ERROR')
   }
   const body = errorEnvelope(apiError, requestId)
+  // Forward-compatibility rehearsal: a retryable 429 or 503 carries an unknown code, status, retryable,
+  // Retry-After and details unchanged (mock/domain/forward-compat.ts).
+  if (
+    deps.forwardCompat?.enabled &&
+    apiError.retryable &&
+    (apiError.status === 429 || apiError.status === 503)
+  )
+    body.error.code = futureCode(apiError.status)
   c.header('X-Request-Id', requestId)
   c.header('Cache-Control', 'no-store')
   // A 413 is answered before the body is read: the rest of it cannot be framed, so the connection ends.

@@ -45,6 +45,11 @@ export type MockOptions = {
   sseLimits?: Partial<SseLimits>
   /** Scheduler runaway guard: the most timer firings at one virtual instant (default 100,000). */
   loopLimit?: number
+  /**
+   * Forward-compatibility rehearsal from the start (unknown response fields, event types, content kinds and
+   * error codes; mock/domain/forward-compat.ts). Default false; POST /_mock/forward-compat switches it.
+   */
+  forwardCompat?: boolean
 }
 
 export type Mock = {
@@ -128,6 +133,7 @@ export async function createMock(options: MockOptions = {}): Promise<Mock> {
       allowInsecureWebhooks: options.allowInsecureWebhooks ?? false,
       rateLimits: options.rateLimits ?? true,
       sse: options.sseLimits,
+      forwardCompat: options.forwardCompat ?? false,
     },
     {
       clockMode: options.clock ?? 'manual',

@@ -1,6 +1,6 @@
 /**
  * The CLI: `npm start -- [--port n] [--host h] [--clock manual|realtime] [--db file] [--fixtures file]
- * [--allow-insecure-webhooks] [--no-rate-limits] [--durable] [--control-token t] [--quiet]`. Serves the mock
+ * [--allow-insecure-webhooks] [--no-rate-limits] [--durable] [--control-token t] [--forward-compat] [--quiet]`. Serves the mock
  * over HTTP (mock/server.ts).
  */
 import { parseArgs } from 'node:util'
@@ -19,6 +19,8 @@ const USAGE = `usage: npm start -- [options]
   --durable                   with --db: sync every commit to disk (survives power loss; slower)
   --control-token <token>     the control API (/_mock) then needs Authorization: Bearer <token>
                               (default: $MOCK_CONTROL_TOKEN, else open for local use)
+  --forward-compat            behave like a later minor version: unknown response fields, event types,
+                              content kinds and error codes (POST /_mock/forward-compat switches it)
   --quiet                     no request log (errors and other events are still logged)
   --help                      this text`
 
@@ -41,6 +43,7 @@ async function main(): Promise<void> {
         'no-rate-limits': { type: 'boolean', default: false },
         durable: { type: 'boolean', default: false },
         'control-token': { type: 'string' },
+        'forward-compat': { type: 'boolean', default: false },
         quiet: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
@@ -70,6 +73,7 @@ async function main(): Promise<void> {
       rateLimits: !values['no-rate-limits'],
       durable: values.durable,
       controlToken: values['control-token'] ?? (process.env.MOCK_CONTROL_TOKEN || undefined),
+      forwardCompat: values['forward-compat'],
       log: values.quiet ? withoutRequestLines(jsonLog()) : true,
     })
   } catch (error) {

@@ -8,6 +8,7 @@ import { Clock, type ClockMode, type ClockState, type WallClock } from './clock/
 import { Scheduler } from './clock/scheduler.js'
 import { TimerKinds } from './clock/timer-kinds.js'
 import type { Deps, MockBus, MockConfig } from './deps.js'
+import { appendFutureEvent } from './events/forward-compat.js'
 import { mapExecutionEvent } from './events/mapping.js'
 import { createStreamHub, KEEP_ALIVE_KIND, keepAlive, notifyStreams } from './events/sse.js'
 import { cancelActionsOnChange } from './execution/actions.js'
@@ -56,6 +57,8 @@ function createBus(): MockBus {
   const bus: MockBus = { execution: new Channel(), eventAppended: new Channel() }
   // Execution changes become public events; an execution leaving REQUIRES_ACTION cancels its actions.
   bus.execution.on(mapExecutionEvent)
+  // Forward-compatibility rehearsal: an unknown event type after the public ones (off unless switched on).
+  bus.execution.on(appendFutureEvent)
   bus.execution.on(cancelActionsOnChange)
   // Appended events reach open SSE streams (after commit) and become webhook deliveries.
   bus.eventAppended.on(notifyStreams)
@@ -95,6 +98,7 @@ export function createDeps(config: MockConfig, opts: CreateDepsOptions): Deps {
       deliveries: new DeliveryPool(opts.log, opts.sendBounds),
       referee: new Referee(),
       faults: new FaultRules(),
+      forwardCompat: { enabled: config.forwardCompat ?? false },
     } as Omit<Deps, 'scheduler'> & { scheduler: Scheduler }
     deps.scheduler = new Scheduler({
       db,

@@ -96,6 +96,12 @@ export class MockControl {
       201,
     )
   }
+  /** Fault rules (MOCK-CONTRACT): adds one; the rule as the mock lists it. */
+  addFault = (rule: FaultRuleBody) => this.call<FaultRuleView>('POST', '/_mock/faults', rule, 201)
+  /** Fault rules with their fired counts. */
+  faults = () => this.call<{ items: FaultRuleView[] }>('GET', '/_mock/faults')
+  /** Removes every fault rule. */
+  clearFaults = () => this.call<{ items: [] }>('DELETE', '/_mock/faults')
   /** Extension: deletes an artifact (as a Session or Run deletion would). */
   deleteArtifact = (artifactId: string) =>
     this.call<{ artifact_id: string; deleted: true }>('DELETE', `/_mock/artifacts/${artifactId}`)
@@ -111,4 +117,28 @@ export type ArtifactCreated = {
   size_bytes: number
   sha256: string
   expires_at: string
+}
+
+/** POST /_mock/faults: `{match, action, times?, probability?, seed?}` (README "Fault rules"). */
+export type FaultRuleBody = {
+  match: {
+    method?: string
+    path?: string
+    operation?: string
+    key?: string
+    event_type?: string
+  }
+  action: Record<string, unknown>
+  times?: number
+  probability?: number
+  seed?: string
+}
+
+/** A fault rule as GET /_mock/faults lists it. */
+export type FaultRuleView = FaultRuleBody & {
+  id: string
+  times: number | null
+  remaining: number | null
+  matched: number
+  fired: number
 }

@@ -93,7 +93,7 @@ function applyStep(deps: Deps, e: ExecutionRecord, step: ScenarioStep): void {
       if (startPreparation(deps, e, e.steps.indexOf(step), OUTPUT_HOOKS)) return
       return endOnOwnTerms(deps, e)
     case 'fail':
-      return finishExecution(deps, e, 'FAILED', step.code, step.message)
+      return finishExecution(deps, e, step.status ?? 'FAILED', step.code, step.message)
   }
 }
 

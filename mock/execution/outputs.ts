@@ -81,7 +81,14 @@ function contractOf(deps: Deps, e: ExecutionRecord): readonly ContractRule[] {
 }
 
 /** A file to store, checked against the execution-wide rules first. */
-type FileToStore = { filename: string; mimeType: string; bytes: Uint8Array; countsAsFile: boolean }
+type FileToStore = {
+  filename: string
+  mimeType: string
+  bytes: Uint8Array
+  countsAsFile: boolean
+  /** A file still being prepared: ready at this time (ARTIFACT_NOT_READY before). */
+  readyAtMs?: number
+}
 
 /** Stores a result file of the execution, or the execution-wide rule its storing breaks. */
 function storeFile(deps: Deps, e: ExecutionRecord, f: FileToStore): StoredFile | RuleBreak {
@@ -108,6 +115,7 @@ function storeFile(deps: Deps, e: ExecutionRecord, f: FileToStore): StoredFile |
     bytes: f.bytes,
     nowMs: deps.clock.nowMs(),
     expiresAtMs,
+    readyAtMs: f.readyAtMs,
   })
 }
 
@@ -136,13 +144,14 @@ const isBreak = (v: StoredFile | RuleBreak): v is RuleBreak => 'code' in v && !(
 
 /**
  * The output of one step: the item to publish, the code that fails the execution, or a held FILE whose
- * preparation ends after the execution (`prepared` is true when the preparation timer publishes it).
+ * preparation ends after the execution (`prepared` is set when startPreparation publishes it: its file is
+ * ready at `prepared.readyAtMs`).
  */
 export function produceOutput(
   deps: Deps,
   e: ExecutionRecord,
   spec: OutputSpec,
-  prepared = false,
+  prepared: false | { readyAtMs: number } = false,
 ): Produced {
   const key = spec.key ?? 'result'
   const base: ItemBase = {
@@ -247,6 +256,7 @@ export function produceOutput(
         mimeType: spec.mime_type,
         bytes: bytesOf(spec),
         countsAsFile: true,
+        readyAtMs: prepared ? prepared.readyAtMs : undefined,
       })
       // The 11th file and RUN_STORAGE_LIMIT are execution-wide: they end a Run at once as well.
       if (isBreak(stored)) return { fail: stored }
@@ -355,8 +365,16 @@ export function preparationAtEnd(e: ExecutionRecord, index: number): Preparation
   return { wait: true, readyAfterS: longest }
 }
 
-/** The held FILE results before step `index`, now prepared: each one's item or the code that fails it. */
-export const preparedOutputs = (deps: Deps, e: ExecutionRecord, index: number): Produced[] =>
+/**
+ * The held FILE results before step `index`, published while they are prepared (ready at readyAtMs): each
+ * one's item or the code that fails it.
+ */
+export const preparedOutputs = (
+  deps: Deps,
+  e: ExecutionRecord,
+  index: number,
+  readyAtMs: number,
+): Produced[] =>
   preparedSteps(e, index)
     // A held file that broke a rule at its step already failed the execution or became a failed item.
     .filter(
@@ -368,7 +386,7 @@ export const preparedOutputs = (deps: Deps, e: ExecutionRecord, index: number): 
           spec.contract === undefined || spec.check_contract_type === true,
         ),
     )
-    .map((spec) => produceOutput(deps, e, spec, true))
+    .map((spec) => produceOutput(deps, e, spec, { readyAtMs }))
 
 /**
  * OUT-004: an output item whose file retention has passed shows availability EXPIRED with error.code
@@ -437,13 +455,24 @@ export function startPreparation(
       { id: e.id },
       { subject: e.id },
     )
-  else
+  else {
+    // ERR-087 (assumed timing): the items are published now and their files answer ARTIFACT_NOT_READY
+    // until the preparation ends; then the execution ends (SUCCEEDED at the earliest).
+    const readyAtMs = nowMs + p.readyAfterS * 1000
+    for (const out of preparedOutputs(deps, e, index, readyAtMs)) {
+      if ('fail' in out) {
+        hooks.finish(deps, e, 'FAILED', out.fail.code, out.fail.message)
+        return true
+      }
+      if ('item' in out) hooks.publish(deps, e, out.item)
+    }
     deps.scheduler.schedule(
       'execution.files-ready',
-      nowMs + p.readyAfterS * 1000,
+      readyAtMs,
       { id: e.id, index },
       { subject: e.id },
     )
+  }
   return true
 }
 
@@ -455,18 +484,11 @@ export function registerOutputTimers(kinds: TimerKinds, hooks: EndHooks): void {
     if (!e || e.terminal || (e.kind === 'RUN' && e.status === 'CANCEL_REQUESTED')) return undefined
     return e
   }
-  kinds.register<{ id: string; index: number }>(
-    'execution.files-ready',
-    ({ id, index }, { deps }) => {
-      const e = live(deps, id)
-      if (!e) return
-      for (const p of preparedOutputs(deps, e, index)) {
-        if ('fail' in p) return hooks.finish(deps, e, 'FAILED', p.fail.code, p.fail.message)
-        if ('item' in p) hooks.publish(deps, e, p.item)
-      }
-      hooks.end(deps, e)
-    },
-  )
+  kinds.register<{ id: string; index: number }>('execution.files-ready', ({ id }, { deps }) => {
+    const e = live(deps, id)
+    // The files were published when their preparation started (startPreparation); now they are ready.
+    if (e) hooks.end(deps, e)
+  })
   kinds.register<{ id: string }>('execution.files-timeout', ({ id }, { deps }) => {
     const e = live(deps, id)
     if (e)

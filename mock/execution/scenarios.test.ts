@@ -3,6 +3,7 @@ import {
   assertScenario,
   BUILTIN_SCENARIOS,
   DEFAULT_SCENARIO,
+  NEXT_STEP_SCENARIOS,
   RESULT_RULE_SCENARIOS,
   ScenarioError,
   validateScenario,
@@ -10,8 +11,11 @@ import {
 
 describe('scenarios', () => {
   it('has every built-in scenario of MOCK-CONTRACT, each valid', () => {
-    // The result-rule scenarios (execution/outputs.test.ts) come on top of MOCK-CONTRACT's.
-    const resultRules = new Set(RESULT_RULE_SCENARIOS.map((s) => s.name))
+    // The result-rule scenarios (execution/outputs.test.ts) and the next-step ones (conformance
+    // tests/outputs/next-step-scenarios.test.ts) come on top of MOCK-CONTRACT's.
+    const resultRules = new Set(
+      [...RESULT_RULE_SCENARIOS, ...NEXT_STEP_SCENARIOS].map((s) => s.name),
+    )
     expect(BUILTIN_SCENARIOS.map((s) => s.name).filter((n) => !resultRules.has(n))).toEqual([
       'succeed',
       'slow',

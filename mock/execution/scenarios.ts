@@ -63,7 +63,9 @@ export type OutputSpec = {
  * - succeed: the execution ends on its own terms; the executor still applies the result rules (a missing
  *   required output -> OUTPUT_MISSING, a credential pattern -> OUTPUT_CONTAINS_CREDENTIALS, a failed optional
  *   output with allows_partial -> PARTIALLY_SUCCEEDED) before settling usage FINAL.
- * - fail: the execution ends FAILED with an execution error code.
+ * - fail: the execution ends with an execution error code: FAILED, or the `status` given (CANCELED or
+ *   EXPIRED, for the codes the document ends that way: CANCELED, SESSION_DELETED, AUTHORIZATION_REVOKED,
+ *   WORKFLOW_UNAVAILABLE; QUEUE_TIMEOUT, RUN_DEADLINE_EXCEEDED).
  * A script without a terminal step (succeed / fail) runs until a time limit or a cancel ends it (`slow`).
  */
 export type ScenarioStep =
@@ -72,7 +74,18 @@ export type ScenarioStep =
   | { at: number; step: 'spend'; su: number }
   | { at: number; step: 'action_required'; action?: ActionSpec; expires_after_s?: number }
   | { at: number; step: 'succeed' }
-  | { at: number; step: 'fail'; code: ErrorCode; message?: string }
+  | {
+      at: number
+      step: 'fail'
+      code: ErrorCode
+      message?: string
+      /** The terminal status (default FAILED). */
+      status?: FailStatus
+    }
+
+/** The terminal statuses a `fail` step may end in. */
+export const FAIL_STATUSES = ['FAILED', 'CANCELED', 'EXPIRED'] as const
+export type FailStatus = (typeof FAIL_STATUSES)[number]
 
 export type StepName = ScenarioStep['step']
 export const STEP_NAMES: readonly StepName[] = [
@@ -270,7 +283,7 @@ export const RESULT_RULE_SCENARIOS: readonly ScenarioDefinition[] = [
   {
     name: 'prepared-file',
     description:
-      'a FILE output whose preparation takes 60 s: the work ends at 5, the file is ready and the execution SUCCEEDED at 65 (RUNNING until then)',
+      'a FILE output whose preparation takes 60 s: the work ends at 5 and the FILE item is listed, its artifact answers 409 ARTIFACT_NOT_READY until the file is ready and the execution SUCCEEDED at 65 (RUNNING until then)',
     applies_to: BOTH,
     steps: producing({
       contract: 'required',
@@ -330,6 +343,117 @@ export const RESULT_RULE_SCENARIOS: readonly ScenarioDefinition[] = [
       { contract: 'optional', type: 'URL', url: 'http://10.0.0.7/report' },
     ),
   },
+]
+
+/**
+ * A scripted end with a code of the document's "next step after a failed execution" table, for the codes no
+ * other scenario or control call produces on its own: RUNNING at 1 (unless `started` is false), the end at 3.
+ */
+const ending = (
+  name: string,
+  code: ErrorCode,
+  description: string,
+  opts: { status?: FailStatus; started?: boolean; applies_to?: ScenarioTarget[] } = {},
+): ScenarioDefinition => ({
+  name,
+  description,
+  applies_to: opts.applies_to ?? BOTH,
+  steps: [
+    ...(opts.started === false ? [] : [{ at: 1, step: 'running' } as const]),
+    ...(opts.started === false ? [] : [{ at: 2, step: 'spend', su: SMALL_SU } as const]),
+    {
+      at: 3,
+      step: 'fail',
+      code,
+      ...(opts.status && opts.status !== 'FAILED' ? { status: opts.status } : {}),
+    },
+  ],
+})
+
+/** Item 2 of issue 11: every code of the next-step table has a scenario (README "Rehearsal recipes"). */
+export const NEXT_STEP_SCENARIOS: ScenarioDefinition[] = [
+  ending(
+    'queue-timeout',
+    'QUEUE_TIMEOUT',
+    'never starts; EXPIRED with QUEUE_TIMEOUT at 3, as if its queue time had passed (the rule itself: limits.queue_seconds)',
+    { status: 'EXPIRED', started: false },
+  ),
+  ending(
+    'recovery-exhausted',
+    'RECOVERY_EXHAUSTED',
+    'RUNNING at 1, FAILED with RECOVERY_EXHAUSTED at 3 (several recovery attempts failed)',
+  ),
+  ending(
+    'usage-pending',
+    'USAGE_PENDING',
+    'RUNNING at 1, FAILED with USAGE_PENDING at 3 (earlier usage could not be confirmed settled)',
+  ),
+  ending(
+    'sandbox-unavailable',
+    'SESSION_SANDBOX_UNAVAILABLE',
+    'the execution environment is not prepared in time: never RUNNING, FAILED with SESSION_SANDBOX_UNAVAILABLE at 3 (retryable false in the detail)',
+    { started: false },
+  ),
+  ending(
+    'execution-timeout',
+    'EXECUTION_TIMEOUT',
+    'RUNNING at 1, FAILED with EXECUTION_TIMEOUT at 3, as if execution_seconds had passed (the rule itself: slow with limits.execution_seconds)',
+  ),
+  ending(
+    'run-deadline',
+    'RUN_DEADLINE_EXCEEDED',
+    '(Runs) RUNNING at 1, EXPIRED with RUN_DEADLINE_EXCEEDED at 3, as if run_seconds had passed (the rule itself: slow with limits.run_seconds)',
+    { status: 'EXPIRED', applies_to: ['workflow'] },
+  ),
+  ending(
+    'insufficient-su',
+    'INSUFFICIENT_SU',
+    'RUNNING at 1, FAILED with INSUFFICIENT_SU at 3 (the balance ran out while running)',
+  ),
+  ending(
+    'capability-denied',
+    'CAPABILITY_DENIED',
+    'RUNNING at 1, FAILED with CAPABILITY_DENIED at 3 (a tool not allowed at publication was called)',
+  ),
+  ending(
+    'resources-not-ready',
+    'SESSION_RESOURCES_NOT_READY',
+    'RUNNING at 1, FAILED with SESSION_RESOURCES_NOT_READY at 3 (an allowed tool not yet supported at this stage)',
+  ),
+  ending(
+    'workflow-stopped',
+    'WORKFLOW_UNAVAILABLE',
+    '(Runs) RUNNING at 1, CANCELED with WORKFLOW_UNAVAILABLE at 3, as if the workflow had been stopped (the rule itself: POST /_mock/workflows/{id}/stop)',
+    { status: 'CANCELED', applies_to: ['workflow'] },
+  ),
+  ending(
+    'authorization-revoked',
+    'AUTHORIZATION_REVOKED',
+    'RUNNING at 1, CANCELED with AUTHORIZATION_REVOKED at 3, as if a connection used had become unusable (the key stays valid; revoking it: POST /_mock/keys/{key}/revoke)',
+    { status: 'CANCELED' },
+  ),
+  ending(
+    'context-mismatch',
+    'RUNTIME_CONTEXT_MISMATCH',
+    'RUNNING at 1, FAILED with RUNTIME_CONTEXT_MISMATCH at 3 (the Session cannot run it: run in a new Session)',
+  ),
+  ending(
+    'external-effect-unknown',
+    'EXTERNAL_EFFECT_UNKNOWN',
+    'RUNNING at 1, FAILED with EXTERNAL_EFFECT_UNKNOWN at 3 (a write to an external system is unconfirmed; never rerun automatically)',
+  ),
+  ending(
+    'canceled',
+    'CANCELED',
+    'RUNNING at 1, CANCELED with CANCELED at 3, as if a cancel request had stopped it',
+    { status: 'CANCELED' },
+  ),
+  ending(
+    'session-deleted',
+    'SESSION_DELETED',
+    '(Turns) RUNNING at 1, CANCELED with SESSION_DELETED at 3, as if its Session had been deleted (the Session stays readable; a real DELETE blocks reads)',
+    { status: 'CANCELED', applies_to: ['deployment'] },
+  ),
 ]
 
 /** The built-in scenarios of MOCK-CONTRACT, by name. */
@@ -589,6 +713,7 @@ export const BUILTIN_SCENARIOS: readonly ScenarioDefinition[] = [
     ],
   },
   ...RESULT_RULE_SCENARIOS,
+  ...NEXT_STEP_SCENARIOS,
 ]
 
 const BUILTIN_BY_NAME = new Map(BUILTIN_SCENARIOS.map((s) => [s.name, s]))
@@ -681,7 +806,9 @@ export function validateScenario(def: unknown): string[] {
           problems.push(`${where}.expires_after_s must be a number of seconds > 0`)
         break
       case 'fail':
-        allowed.add('code').add('message')
+        allowed.add('code').add('message').add('status')
+        if (raw.status !== undefined && !(FAIL_STATUSES as readonly unknown[]).includes(raw.status))
+          problems.push(`${where}.status must be one of ${FAIL_STATUSES.join(', ')}`)
         if (!isExecutionCode(raw.code)) {
           problems.push(
             `${where}.code must be an execution error code of the catalog (e.g. EXECUTION_FAILED)`,

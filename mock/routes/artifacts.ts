@@ -33,6 +33,19 @@ function requireRetained(a: StoredFile, nowMs: number): void {
   }
 }
 
+/**
+ * ERR-087: a result file published while it is still being prepared is not ready yet (409 ARTIFACT_NOT_READY,
+ * retryable) until its preparation ends.
+ */
+function requireReady(a: StoredFile, nowMs: number): void {
+  if (a.ready_at !== null && nowMs < a.ready_at) {
+    throw new ApiError('ARTIFACT_NOT_READY', {
+      message: 'The result file is still being prepared; try again later.',
+      details: { artifact_id: a.artifact_id },
+    })
+  }
+}
+
 const contentDisposition = (filename: string) =>
   `attachment; filename*=UTF-8''${encodeURIComponent(filename).replace(/['()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`)}`
 
@@ -40,6 +53,7 @@ export function artifactRoutes(app: Hono<Env>): void {
   route(app, 'getArtifact', (c, req) => {
     const a = visibleArtifact(c.var.deps, req.auth, req.params.artifact_id)
     requireRetained(a, c.var.deps.clock.nowMs())
+    requireReady(a, c.var.deps.clock.nowMs())
     return { status: 200, body: artifactDetail(a) }
   })
 
@@ -49,6 +63,7 @@ export function artifactRoutes(app: Hono<Env>): void {
     const nowMs = clock.nowMs()
     const a = visibleArtifact(c.var.deps, auth, req.params.artifact_id)
     requireRetained(a, nowMs)
+    requireReady(a, nowMs)
     // BUD-008: downloads need a balance of at least 50 SU; ART-003: issuing is not charged.
     if (!balanceAllowsFiles(getProject(db, auth.projectId)!.su_balance)) {
       throw new ApiError('MINIMUM_SU_REQUIRED', {

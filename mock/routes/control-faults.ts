@@ -2,11 +2,22 @@
  * The fault-rule control API (MOCK-CONTRACT "Fault rules and the client referee"): POST /_mock/faults adds a
  * rule (201 with the rule), GET /_mock/faults lists them with their fired counts, DELETE /_mock/faults/{id}
  * removes one, DELETE /_mock/faults removes all. Bodies and their meaning: mock/faults/rules.ts.
+ * GET and POST /_mock/forward-compat `{enabled}` read and switch the forward-compatibility rehearsal
+ * (mock/domain/forward-compat.ts); a reset brings back the --forward-compat start value.
  */
 import { Hono } from 'hono'
 import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { validateFaultRule } from '../faults/rules.js'
+import { body } from '../http/control-body.js'
+import { controlBodyAjv } from '../util/ajv.js'
+
+const forwardCompatBody = controlBodyAjv.compile<{ enabled: boolean }>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['enabled'],
+  properties: { enabled: { type: 'boolean' } },
+})
 
 /** The /_mock/faults routes. */
 export function controlFaultRoutes(): Hono<Env> {
@@ -48,6 +59,14 @@ export function controlFaultRoutes(): Hono<Env> {
     if (!c.var.deps.faults.remove(id))
       throw new ApiError('NOT_FOUND', { message: `no fault rule "${id}"` })
     return c.json({ id, deleted: true })
+  })
+
+  app.get('/forward-compat', (c) => c.json({ enabled: c.var.deps.forwardCompat.enabled }))
+
+  app.post('/forward-compat', async (c) => {
+    const { enabled } = await body(c, forwardCompatBody)
+    c.var.deps.forwardCompat.enabled = enabled
+    return c.json({ enabled })
   })
 
   return app

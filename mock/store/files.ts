@@ -29,6 +29,8 @@ export type StoredFile = {
   size_bytes: number
   sha256: string
   status: 'READY'
+  /** An artifact whose preparation ends later: not ready before this time (ARTIFACT_NOT_READY); else null. */
+  ready_at: number | null
   created_at: number
   expires_at: number
   deleted: boolean
@@ -38,7 +40,7 @@ export type StoredFile = {
 type FileRow = Omit<StoredFile, 'deleted' | 'released'> & { deleted: number; released: number }
 
 const COLUMNS = `id, kind, artifact_id, project_id, deployment_id, session_id, execution_id, bound_to,
-  filename, mime_type, size_bytes, sha256, status, created_at, expires_at, deleted, released`
+  filename, mime_type, size_bytes, sha256, status, ready_at, created_at, expires_at, deleted, released`
 
 const toFile = (r: FileRow): StoredFile => ({
   ...r,
@@ -70,7 +72,12 @@ function addStorage(db: Db, projectId: string, delta: number): void {
 
 function insertRow(
   db: Db,
-  f: NewFile & { kind: FileKind; artifactId?: string; executionId?: string | null },
+  f: NewFile & {
+    kind: FileKind
+    artifactId?: string
+    executionId?: string | null
+    readyAtMs?: number
+  },
 ): StoredFile {
   const row: FileRow = {
     id: f.id,
@@ -86,6 +93,7 @@ function insertRow(
     size_bytes: f.bytes.byteLength,
     sha256: sha256Hex(f.bytes),
     status: 'READY',
+    ready_at: f.readyAtMs ?? null,
     created_at: f.nowMs,
     expires_at: f.expiresAtMs,
     deleted: 0,
@@ -93,8 +101,8 @@ function insertRow(
   }
   db.stmt(
     `INSERT INTO files (${COLUMNS}, bytes) VALUES (@id, @kind, @artifact_id, @project_id, @deployment_id,
-       @session_id, @execution_id, @bound_to, @filename, @mime_type, @size_bytes, @sha256, @status, @created_at,
-       @expires_at, @deleted, @released, @bytes)`,
+       @session_id, @execution_id, @bound_to, @filename, @mime_type, @size_bytes, @sha256, @status, @ready_at,
+       @created_at, @expires_at, @deleted, @released, @bytes)`,
   ).run({ ...row, bytes: Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength) })
   addStorage(db, f.projectId, row.size_bytes)
   return toFile(row)
@@ -113,6 +121,8 @@ export type NewArtifact = Omit<NewFile, 'id' | 'expiresAtMs'> & {
   executionId?: string | null
   /** Default: 30 days after nowMs (RET-009/RET-010 give Runs their own retention). */
   expiresAtMs?: number
+  /** A file still being prepared: ready at this time (ARTIFACT_NOT_READY before). */
+  readyAtMs?: number
 }
 
 /**

@@ -683,3 +683,39 @@ describe('webhook fault rules', () => {
     expect(types).toEqual(['turn.completed', 'turn.progress'])
   })
 })
+
+describe('forward-compatibility rehearsal', () => {
+  it('[VER-003] sends the unknown event type to every endpoint, signed like any notice', async () => {
+    const { mock, register, nowS } = await setup({ forwardCompat: true, rateLimits: false })
+    const { secret } = await register()
+    const created = await mock.app.request(
+      '/v1/deployments/aaaaaaaa-d000-4000-8000-000000000001/sessions',
+      {
+        method: 'POST',
+        headers: {
+          Authorization: 'Bearer sk_test_a_full',
+          'Content-Type': 'application/json',
+          'Idempotency-Key': 'fc-webhook',
+        },
+        body: JSON.stringify({ input: [{ type: 'TEXT', text: 'hello' }] }),
+      },
+    )
+    expect(created.status).toBe(202)
+    await mock.clock.advance(10)
+    await mock.webhooks.idle()
+    const types = receiver.received.map(
+      (r) => (JSON.parse(r.raw.toString('utf8')) as { type: string }).type,
+    )
+    expect(types).toContain('turn.insight')
+    expect(types).toContain('turn.completed')
+    const insight = receiver.received[types.indexOf('turn.insight')]!
+    expect(
+      verifySignature({
+        header: insight.headers['service-signature'] as string,
+        rawBody: insight.raw,
+        secrets: [secret],
+        nowS: nowS(),
+      }).ok,
+    ).toBe(true)
+  })
+})

@@ -11,6 +11,7 @@ import type { SideEffect, TimerContext, TimerKinds } from '../clock/timer-kinds.
 import type { Deps } from '../deps.js'
 import type { EventRecord } from '../events/log.js'
 import type { WebhookAction } from '../faults/rules.js'
+import { isFutureEventType } from '../domain/forward-compat.js'
 import { getSession } from '../store/executions.js'
 import { MAX_BODY_BYTES, notificationBody, subscribedTypes } from './notification.js'
 import { sendNotification, type AttemptOutcome } from './sender.js'
@@ -61,8 +62,10 @@ export function registerWebhookTimers(kinds: TimerKinds): void {
  */
 export function createDeliveries(deps: Deps, event: EventRecord): void {
   const { db, clock } = deps
-  const endpoints = activeEndpoints(db, event.project_id).filter((e) =>
-    subscribedTypes(e.event_types).includes(event.type),
+  // Forward-compatibility rehearsal: an unknown event type goes to every endpoint, as a later version might.
+  const future = isFutureEventType(event.type)
+  const endpoints = activeEndpoints(db, event.project_id).filter(
+    (e) => future || subscribedTypes(e.event_types).includes(event.type),
   )
   if (endpoints.length === 0) return
   // Sessions held by workflow steps are not caller-visible (WORKFLOW_MANAGED_SESSION): their Run reports.

@@ -5,6 +5,7 @@
  * mock's result-rule scenarios on virtual time, so every test here is mock-only.
  */
 import { describe, expect, it, type TestContext } from 'vitest'
+import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
 import { publishWorkflow, readRun, startRun, type OutputView } from '../../support/runs.js'
 import { createSession, newIdempotencyKey } from '../../support/session-create.js'
@@ -142,14 +143,23 @@ describe('result rules', () => {
     expect(run.error?.code).toBe('OUTPUT_URL_INVALID')
   })
 
-  it(`${req('TIME-002')} publishes a result file once its preparation ends, within 300 s of the execution's end`, async (ctx) => {
+  it(`${req('TIME-002', 'ERR-087')} answers 409 ARTIFACT_NOT_READY while a result file is prepared, and serves it once its preparation ends`, async (ctx) => {
     const { receipt, turn, control } = await turnOf(ctx, 'prepared-file', 64)
     expect(turn.status).toBe('RUNNING')
-    expect(turn.outputs.filter((o) => o.type === 'FILE')).toHaveLength(0)
+    // Assumed: the FILE item is listed while its file is prepared; its file is not ready yet.
+    const preparing = turn.outputs.find((o) => o.type === 'FILE')!
+    expectError(await artifact(preparing.artifact_id), 'ARTIFACT_NOT_READY')
+    const download = await target.api.post(
+      `/v1/artifacts/${String(preparing.artifact_id)}/download`,
+      undefined,
+      { key: target.world.keys.full },
+    )
+    expectError(download, 'ARTIFACT_NOT_READY')
     await control.advance(1)
     const done = await readTurn(receipt)
     expect(done.status).toBe('SUCCEEDED')
     const file = done.outputs.find((o) => o.type === 'FILE')!
+    expect(file.artifact_id).toBe(preparing.artifact_id)
     expect((await artifact(file.artifact_id)).status).toBe(200)
   })
 
