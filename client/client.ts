@@ -38,6 +38,21 @@ export type ServiceEvent = Schemas['Event']
 export const MIN_POLL_INTERVAL_MS = 2_000
 export const MAX_POLL_INTERVAL_MS = 5_000
 
+/**
+ * The wait before the one new execution of "one more later" (the document says "wait", not how long: the
+ * client's choice, overridable per call).
+ */
+export const ONE_MORE_LATER_WAIT_MS = 60_000
+
+/** The outcome of runTurn(): the last Turn, the next step when it failed, every Turn id tried. */
+export type TurnOutcome = {
+  turn: Turn
+  /** The next-step row for a failed, canceled or expired Turn; undefined when it succeeded. */
+  nextStep: NextStep | undefined
+  /** The Turns created, oldest first (two at most: one more later, once). */
+  turnIds: string[]
+}
+
 /** Statuses after which a Turn or Run read is not repeated (terminal; REQUIRES_ACTION is a stop point). */
 const STOP_STATUSES = new Set([
   'SUCCEEDED',
@@ -303,6 +318,34 @@ export class ReferenceClient {
       mismatch = new IntegrityError(sha256, actual)
     }
     throw mismatch ?? new Error(`artifact ${artifactId}: no download address could be used`)
+  }
+
+  /**
+   * Runs input in a new Session to its end, applying the next-step table once: after a code of "one more
+   * later" it waits and creates one new execution with the same input (a new key: new work, costing SU
+   * again); if the same code repeats it stops (RETRY-008). Every other failure is returned with its next step
+   * for the caller (a person) to act on; nothing else is rerun.
+   */
+  async runTurn(
+    deploymentId: string,
+    input: SessionCreateInput,
+    opts: { waitBeforeRetryMs?: number } = {},
+  ): Promise<TurnOutcome> {
+    const turnIds: string[] = []
+    let previousCode: string | undefined
+    for (;;) {
+      const receipt = await this.createSession(deploymentId, input)
+      turnIds.push(receipt.turn_id)
+      const turn = await this.waitForTurn(receipt.status_url)
+      const code = turn.error?.code
+      if (turn.status === 'SUCCEEDED' || turn.status === 'REQUIRES_ACTION' || code === undefined)
+        return { turn, nextStep: undefined, turnIds }
+      const step = nextStep(code)
+      if (step !== 'one-more-later' || previousCode !== undefined)
+        return { turn, nextStep: step, turnIds }
+      previousCode = code
+      await this.wait(opts.waitBeforeRetryMs ?? ONE_MORE_LATER_WAIT_MS)
+    }
   }
 
   /** What to do about a failed execution's error code (the document's next-step table). */

@@ -6,6 +6,8 @@ export {
   ReferenceClient,
   MIN_POLL_INTERVAL_MS,
   MAX_POLL_INTERVAL_MS,
+  ONE_MORE_LATER_WAIT_MS,
+  type TurnOutcome,
   type ClientOptions,
   type RequestOptions,
   type Answer,

@@ -212,6 +212,47 @@ describe('reference client under fault schedules', () => {
     expect(await findings()).toEqual([])
   })
 
+  it('[RETRY-008] after a "one more later" code creates one new execution with the same input, and stops when it repeats', async () => {
+    const client = new ReferenceClient({ baseUrl: server.url, apiKey: KEY, sleep: virtualSleep })
+    const input = { input: [{ type: 'TEXT' as const, text: 'try again later' }] }
+    await control('POST', '/reset', {})
+    await control('POST', '/scenarios', { target_id: DEPLOYMENT, scenario: 'fail' })
+    const recovered = await client.runTurn(DEPLOYMENT, input)
+    expect([recovered.turn.status, recovered.nextStep, recovered.turnIds.length]).toEqual([
+      'SUCCEEDED',
+      undefined,
+      2,
+    ])
+    await control('POST', '/reset', {})
+    await control('POST', '/scenarios', { target_id: DEPLOYMENT, scenario: 'fail', times: 3 })
+    const repeated = await client.runTurn(DEPLOYMENT, input)
+    expect([repeated.turn.error?.code, repeated.nextStep, repeated.turnIds.length]).toEqual([
+      'EXECUTION_FAILED',
+      'one-more-later',
+      2,
+    ])
+    expect(turnsCreated()).toBe(2)
+    expect(await findings()).toEqual([])
+  })
+
+  it('[RETRY-010] does not run a publishing-settings failure again', async () => {
+    const client = new ReferenceClient({ baseUrl: server.url, apiKey: KEY, sleep: virtualSleep })
+    await control('POST', '/reset', {})
+    await control('POST', '/scenarios', {
+      target_id: DEPLOYMENT,
+      scenario: 'needs-action',
+      times: 2,
+    })
+    const outcome = await client.runTurn(DEPLOYMENT, {
+      input: [{ type: 'TEXT', text: 'approve this' }],
+    })
+    expect([outcome.turn.error?.code, outcome.nextStep, turnsCreated()]).toEqual([
+      'ACTION_REQUIRED_UNSUPPORTED',
+      'publishing-settings',
+      1,
+    ])
+  })
+
   it('[RETRY-001] does not resend an answer with retryable false, and the referee agrees', async () => {
     await prepare([once('createSession', { error: 'INVALID_INPUT', status: 422 })])
     const client = new ReferenceClient({ baseUrl: server.url, apiKey: KEY, sleep: virtualSleep })
