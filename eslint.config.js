@@ -71,6 +71,7 @@ const L3 = [
   'mock/webhooks',
   'mock/events',
   'mock/works',
+  'mock/referee',
 ]
 const L4 = ['mock/http', 'mock/middleware']
 const L5 = ['mock/routes']
@@ -219,6 +220,42 @@ export default tseslint.config(
     files: ['mock/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+  {
+    // The reference client talks to the service over HTTP only (README "Reference client").
+    files: ['client/**/*.ts'],
+    ignores: ['client/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/mock/**', '**/mock', '**/conformance/**'],
+              message:
+                'The reference client imports spec/ only (types and the catalog); it reaches a mock over HTTP.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['client/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/mock/*/**', '**/conformance/**'],
+              message:
+                'Client tests start a mock through mock/index.ts only and talk to it over HTTP.',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['conformance/**/*.ts'],

@@ -18,6 +18,8 @@ import { controlRoutes } from './routes/control.js'
 import { controlAccessRoutes } from './routes/control-access.js'
 import { controlActionRoutes } from './routes/control-actions.js'
 import { controlRunRoutes } from './routes/control-runs.js'
+import { controlRefereeRoutes } from './routes/control-referee.js'
+import { refereeObserver } from './middleware/referee.js'
 import { controlFaultRoutes } from './routes/control-faults.js'
 import { artifactRoutes } from './routes/artifacts.js'
 import { deploymentRoutes } from './routes/deployments.js'
@@ -70,6 +72,9 @@ export function createApp(deps: Deps): Hono<Env> {
   app.route('/_mock', controlAccessRoutes())
   app.route('/_mock', controlActionRoutes())
   app.route('/_mock', controlRunRoutes())
+  app.route('/_mock', controlRefereeRoutes())
+  // The client referee watches /v1 from outside everything else that answers there (fault rules included).
+  app.use('/v1/*', refereeObserver())
   app.route('/_mock', controlFaultRoutes())
   // Forward-compatibility fields and fault rules apply to the interface's paths only, never to /_mock.
   for (const path of ['/v1/*', '/api/runtime/*']) {

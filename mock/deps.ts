@@ -14,6 +14,7 @@ import type { FixtureWorld } from './fixtures/world.js'
 import type { OperationSpec } from './http/operations.js'
 import type { Db } from './store/db.js'
 import type { Channel } from './util/channel.js'
+import type { Referee } from './referee/referee.js'
 import type { Ids } from './util/ids.js'
 import type { Log } from './util/log.js'
 import type { DeliveryPool } from './webhooks/pool.js'
@@ -65,6 +66,8 @@ export type Deps = {
   streams: StreamHub
   /** The instance's webhook sends in flight (outside the timer loop, bounded). */
   deliveries: DeliveryPool
+  /** The instance's client referee (/_mock/referee; mock/referee/referee.ts). */
+  referee: Referee
   /** The instance's fault rules (/_mock/faults; mock/faults/rules.ts). */
   faults: FaultRules
   /** Forward-compatibility rehearsal switch (/_mock/forward-compat; mock/domain/forward-compat.ts). */

@@ -17,6 +17,7 @@ import { FaultRules } from './faults/rules.js'
 import { isWorldLoaded, loadWorld, worldStartMs } from './fixtures/load.js'
 import { openDb } from './store/db.js'
 import { getMetaJson, setMetaJson } from './store/meta.js'
+import { Referee } from './referee/referee.js'
 import { Channel } from './util/channel.js'
 import { Ids, type IdsState } from './util/ids.js'
 import type { Log } from './util/log.js'
@@ -95,6 +96,7 @@ export function createDeps(config: MockConfig, opts: CreateDepsOptions): Deps {
       bus: createBus(),
       streams: createStreamHub(config.sse),
       deliveries: new DeliveryPool(opts.log, opts.sendBounds),
+      referee: new Referee(),
       faults: new FaultRules(),
       forwardCompat: { enabled: config.forwardCompat ?? false },
     } as Omit<Deps, 'scheduler'> & { scheduler: Scheduler }

@@ -47,6 +47,8 @@ type Stream = {
   aggregate: Aggregate
   apiKey: string
   requestId: string
+  /** Virtual ms when the stream was opened (the client referee's record of it). */
+  openedAtMs: number
   /** Sequence of the last event written to this stream. */
   lastSequence: number
   controller: ReadableStreamDefaultController<Uint8Array>
@@ -154,6 +156,7 @@ export function openStream(deps: Deps, opts: OpenStreamOptions): Response {
           aggregate: opts.aggregate,
           apiKey: opts.apiKey,
           requestId: opts.requestId,
+          openedAtMs: deps.clock.nowMs(),
           lastSequence: opts.afterSequence,
           controller,
           closed: false,
@@ -232,6 +235,11 @@ function pumpOnce(stream: Stream): void {
       if (!hasRoom(stream)) return stall(stream)
       stream.lastSequence = event.sequence
       write(stream, eventFrame(event))
+      // SSE-023: the referee remembers the last event this key's stream delivered.
+      deps.referee.streamDelivered(stream.apiKey, stream.aggregate, event.event_id, {
+        requestId: stream.requestId,
+        atMs: stream.openedAtMs,
+      })
       if (stream.fault) {
         stream.fault.sent++
         if (stream.fault.action.stream === 'repeat' && stream.fault.sent > afterEvents(stream))

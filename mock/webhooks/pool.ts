@@ -69,6 +69,11 @@ export class DeliveryPool {
     return this.running.size
   }
 
+  /** The groups (Projects) with a send running now (the client referee, WHN-020). */
+  busyGroups(): ReadonlySet<string> {
+    return new Set(this.runningPerGroup.keys())
+  }
+
   /** Sends waiting for a slot. */
   get queued(): number {
     return this.waiting.length

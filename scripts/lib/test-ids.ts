@@ -20,7 +20,7 @@ function* testFiles(dir: string): Generator<string> {
 
 /** requirement id -> test files (relative paths) whose titles name it. */
 export function idsNamedByTests(
-  folders = ['conformance', 'mock', 'scripts'],
+  folders = ['conformance', 'mock', 'scripts', 'client'],
 ): Map<string, Set<string>> {
   const found = new Map<string, Set<string>>()
   for (const folder of folders) {

@@ -1,0 +1,159 @@
+/**
+ * Observes every /v1 request that carries a bearer key for the client referee (mock/referee): what was sent
+ * (method, path, Idempotency-Key, a digest of query and body), when on the virtual clock, and what the client
+ * got: the status, the envelope's retryable and Retry-After, or no answer at all when a fault rule dropped
+ * the connection. Mounted outside the fault rules so that it sees their answers and drops. Hot path: a
+ * request of a key with nothing on record costs a few regex tests and map reads; digests are made only
+ * when a rule needs them (keyed requests, errors, resends of an answered error).
+ */
+import { createHash } from 'node:crypto'
+import type { Context, MiddlewareHandler } from 'hono'
+import type { Env } from '../deps.js'
+import { canonicalJson } from '../domain/idempotency.js'
+import type { Observation } from '../referee/rules.js'
+import { bearerToken } from './api-key.js'
+import { MAX_JSON_BYTES } from './request-body.js'
+
+const POLL = /^\/v1\/(?:sessions\/[^/]+\/turns\/[^/]+|runs\/[^/]+)$/
+const STREAM = /^\/v1\/(sessions|runs)\/([^/]+)\/events$/
+const CREATES_WORK =
+  /^\/v1\/(?:deployments\/[^/]+\/sessions|sessions\/[^/]+\/turns|workflows\/[^/]+\/runs)$/
+/** Statuses a client treats as retryable without an envelope (Retry rules 5). */
+const BARE_RETRYABLE = new Set([429, 502, 503, 504])
+
+const sha256 = (text: string | Uint8Array) => createHash('sha256').update(text).digest('hex')
+
+/**
+ * A digest of the request body: an upload's file as the app read it, else the raw text (Hono keeps what the
+ * app read; JSON canonicalised, since validation fills in defaults on the parsed copy); undefined when the
+ * body cannot be read (a body refused while it was still arriving).
+ */
+async function bodyDigest(c: Context<Env>): Promise<string | undefined> {
+  const upload = c.var.input?.upload
+  if (upload)
+    return sha256(`upload\n${upload.filename}\n${upload.mimeType}\n${sha256(upload.bytes)}`)
+  // An upload the app did not read: its raw form (boundary) differs between resends, so it is not judged.
+  if ((c.req.header('Content-Type') ?? '').toLowerCase().startsWith('multipart/')) return undefined
+  if (!bodyReadable(c)) return undefined
+  try {
+    const text = await c.req.text()
+    try {
+      return sha256(`json\n${canonicalJson(JSON.parse(text))}`)
+    } catch {
+      return sha256(`raw\n${text}`)
+    }
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Whether the body may be read for a digest: already read by the app (Hono keeps it), absent, or a declared
+ * length within the JSON limit. Never a body the app refused unread for its size or one of unknown length:
+ * waiting for it would hold the answer (an early 413 leaves the rest unsent).
+ */
+function bodyReadable(c: Context<Env>): boolean {
+  if (Object.keys(c.req.bodyCache).length > 0) return true
+  const length = c.req.header('Content-Length')
+  if (length === undefined) return c.req.header('Transfer-Encoding') === undefined
+  return /^\d+$/.test(length) && Number(length) <= MAX_JSON_BYTES
+}
+
+/** retryable and code of an answer: the envelope's, or by status for a bare 429/502/503/504. */
+async function answerOf(res: Response): Promise<{ retryable?: boolean; code?: string }> {
+  if (res.status < 400) return {}
+  if ((res.headers.get('Content-Type') ?? '').includes('json')) {
+    try {
+      const body = (await res.clone().json()) as { error?: { retryable?: unknown; code?: unknown } }
+      if (typeof body.error?.retryable === 'boolean')
+        return {
+          retryable: body.error.retryable,
+          code: typeof body.error.code === 'string' ? body.error.code : undefined,
+        }
+    } catch {
+      // not an envelope
+    }
+  }
+  return BARE_RETRYABLE.has(res.status) ? { retryable: true } : {}
+}
+
+/** Retry-After in ms (seconds form only, which is what the document uses). */
+function retryAfterMs(res: Response): number | undefined {
+  const value = res.headers.get('Retry-After')
+  if (value === null || !/^\d+$/.test(value.trim())) return undefined
+  return Number(value.trim()) * 1000
+}
+
+export function refereeObserver(): MiddlewareHandler<Env> {
+  return async function referee(c, next) {
+    const key = bearerToken(c.req.header('Authorization'))
+    if (key === undefined) return next()
+    const { clock, referee: ref, deliveries } = c.var.deps
+    const method = c.req.method
+    const path = c.req.path
+    const atMs = clock.nowMs()
+    const stream = method === 'GET' ? STREAM.exec(path) : null
+    const lastDelivered = stream ? ref.lastDelivered(key, stream[2]!) : undefined
+    // WHN-020: the Projects with a webhook notification in flight while this create arrives.
+    const busy = method === 'POST' && CREATES_WORK.test(path) ? deliveries.busyGroups() : undefined
+    let answered = true
+    try {
+      await next()
+    } catch (error) {
+      // Only a fault rule's dropped connection escapes the app's error handler: no answer reached the client.
+      answered = false
+      throw error
+    } finally {
+      try {
+        await observe()
+      } catch (error) {
+        // The referee never changes an answer.
+        c.var.deps.log.error('referee observation failed', {
+          request_id: c.var.requestId,
+          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        })
+      }
+    }
+
+    async function observe() {
+      const res = c.res
+      const status = answered ? res.status : 0
+      const idempotencyKey = c.req.header('Idempotency-Key')
+      const needDigest =
+        idempotencyKey !== undefined || status >= 400 || ref.constrainsResends(key!)
+      const digest = needDigest ? await bodyDigest(c) : undefined
+      const cursor = c.req.header('Last-Event-ID') ?? ''
+      const search = c.req.url.includes('?') ? c.req.url.slice(c.req.url.indexOf('?')) : ''
+      const { retryable, code } = answered ? await answerOf(res) : {}
+      const projectId = c.var.auth?.projectId
+      const o: Observation = {
+        method,
+        path,
+        requestId: c.var.requestId,
+        atMs,
+        answeredAtMs: clock.nowMs(),
+        identity: () =>
+          digest === undefined
+            ? undefined
+            : sha256(`${method} ${path}${search}\n${idempotencyKey ?? ''}\n${cursor}\n${digest}`),
+        idempotencyKey,
+        content: () => (digest === undefined ? undefined : sha256(`${method} ${path}\n${digest}`)),
+        status,
+        retryable,
+        retryAfterMs: answered ? retryAfterMs(res) : undefined,
+        code,
+        poll: method === 'GET' && POLL.test(path) ? path : undefined,
+        stream: stream
+          ? { aggregate: stream[2]!, cursor: hasCursor(c), lastDelivered: lastDelivered?.ref }
+          : undefined,
+        createdDuringWebhook: busy !== undefined && projectId !== undefined && busy.has(projectId),
+      }
+      ref.observe(key!, o)
+      // A dropped stream answer delivered nothing to the client.
+      if (stream && !answered) ref.undoDeliveries(key!, stream[2]!, lastDelivered)
+    }
+  }
+}
+
+const hasCursor = (c: Context<Env>) =>
+  Boolean(c.req.header('Last-Event-ID')?.trim()) || Boolean(c.req.query('after'))

@@ -1,0 +1,100 @@
+/**
+ * One mock instance's client referee (deps.referee, wired in mock/wiring.ts): a bounded record per API key of
+ * what the key sent and was answered, judged by rules.ts; the violations found, oldest first, for
+ * GET /_mock/referee. Cleared by DELETE /_mock/referee and by a world reset.
+ */
+import {
+  delivered,
+  emptyRecord,
+  judge,
+  type Delivery,
+  type KeyRecord,
+  type Observation,
+  type Violation,
+} from './rules.js'
+
+/** Keys remembered at once (the least recently seen is forgotten first). */
+export const MAX_KEYS = 1_000
+/** Violations kept (the oldest are dropped first, and counted). */
+export const MAX_VIOLATIONS = 1_000
+
+export class Referee {
+  private readonly records = new Map<string, KeyRecord>()
+  private found: Violation[] = []
+  /** Violations dropped because the list was full. */
+  private dropped = 0
+
+  /** Judges one request of a key. */
+  observe(key: string, o: Observation): void {
+    const found = judge(this.record(key), key, o)
+    if (found.length === 0) return
+    this.found.push(...found)
+    const over = this.found.length - MAX_VIOLATIONS
+    if (over > 0) {
+      this.found.splice(0, over)
+      this.dropped += over
+    }
+  }
+
+  /** Whether the key has an answer on record that constrains a resend (the identity is worth computing). */
+  constrainsResends(key: string): boolean {
+    return (this.records.get(key)?.answers.size ?? 0) > 0
+  }
+
+  /** The stream hook (mock/events/sse.ts): an event was written to a stream the key opened. */
+  streamDelivered(
+    key: string,
+    aggregate: { kind: string; id: string },
+    eventId: string,
+    stream: { requestId: string; atMs: number },
+  ): void {
+    const path =
+      aggregate.kind === 'RUN'
+        ? `/v1/runs/${aggregate.id}/events`
+        : `/v1/sessions/${aggregate.id}/events`
+    delivered(this.record(key), aggregate.id, eventId, {
+      method: 'GET',
+      path,
+      request_id: stream.requestId,
+      at: new Date(stream.atMs).toISOString(),
+    })
+  }
+
+  /** The last delivery to this key of an event of the Session or Run, if any. */
+  lastDelivered(key: string, aggregateId: string): Delivery | undefined {
+    return this.records.get(key)?.delivered.get(aggregateId)
+  }
+
+  /** A stream whose answer never reached the client delivered nothing: back to the delivery before it. */
+  undoDeliveries(key: string, aggregateId: string, before: Delivery | undefined): void {
+    const record = this.records.get(key)
+    if (!record) return
+    if (before) record.delivered.set(aggregateId, before)
+    else record.delivered.delete(aggregateId)
+  }
+
+  /** The findings, oldest first. */
+  report(): { violations: Violation[]; dropped: number } {
+    return { violations: [...this.found], dropped: this.dropped }
+  }
+
+  /** Forgets the findings and everything observed. */
+  clear(): void {
+    this.records.clear()
+    this.found = []
+    this.dropped = 0
+  }
+
+  private record(key: string): KeyRecord {
+    let record = this.records.get(key)
+    if (record) {
+      // Most recently seen last, so the least recently seen key is the one forgotten.
+      this.records.delete(key)
+    } else {
+      record = emptyRecord()
+    }
+    this.records.set(key, record)
+    if (this.records.size > MAX_KEYS) this.records.delete(this.records.keys().next().value!)
+    return record
+  }
+}
