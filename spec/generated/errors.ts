@@ -364,7 +364,8 @@ export const ERROR_CATALOG = {
       ],
       "retryable": false
     },
-    "meaning": "Session content retention ended"
+    "meaning": "Session content retention ended",
+    "x-assumed": "also the 410 of every read path of a Run past its content retention (details.content_expired true); the document names no code for Runs, and a Run's content lives in the internal Sessions of its steps"
   },
   "SESSION_UPDATING": {
     "http": {

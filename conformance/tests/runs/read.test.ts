@@ -95,7 +95,8 @@ describe('run read', () => {
     await control.advance((2 * DAY_MS) / 1000 - 60)
     expect((await getRun(target, run_id)).status).toBe(200)
     await control.advance(60)
-    expectError(await getRun(target, run_id), 'NOT_FOUND')
+    // RET-013: expired content answers 410 (the code, SESSION_EXPIRED, is the mock's assumed choice).
+    expect((await getRun(target, run_id)).status).toBe(410)
   })
 
   it(`${req('RUN-015', 'AUTH-004')} answers INSUFFICIENT_SCOPE to a key without runs:read`, async (ctx) => {
