@@ -1124,6 +1124,7 @@ export interface components {
             input?: {
                 [key: string]: unknown;
             };
+            /** @description At most 20 input files, none listed twice; either breach is 422 TOO_MANY_FILES (not INVALID_INPUT). */
             file_ids?: string[];
             limits?: components["schemas"]["RunLimits"];
             metadata?: components["schemas"]["Metadata"];

@@ -216,4 +216,22 @@ describe('run creation', () => {
     expect(second.status).toBeGreaterThanOrEqual(400)
     expect(second.status).toBeLessThan(500)
   })
+
+  it(`${req('SIZE-008', 'ERR-053')} refuses more than 20 file_ids or a file listed twice with 422 TOO_MANY_FILES`, async (ctx) => {
+    const wf = role(ctx, target.world.workflows.available, 'available workflow')
+    const up = await upload(target, helloTxt())
+    expect(up.status).toBe(201)
+    const fileId = (up.body as { file_id: string }).file_id
+    const twice = await validRunBody(target, wf, { file_ids: [fileId, fileId] })
+    expectError(await postRun(target, wf, twice), 'TOO_MANY_FILES')
+    const many = Array.from(
+      { length: 21 },
+      (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    )
+    const tooMany = await validRunBody(target, wf, { file_ids: many })
+    expectError(await postRun(target, wf, tooMany), 'TOO_MANY_FILES')
+    // Neither refusal bound the file: a Run may still use it once.
+    const once = await postRun(target, wf, await validRunBody(target, wf, { file_ids: [fileId] }))
+    expect(once.status).toBe(202)
+  })
 })
