@@ -4,6 +4,7 @@
  * required, and where its request body and query schemas live. Route modules only name an operationId and
  * give a handler; everything the document says about the request comes from here.
  */
+import { lazy } from '../util/memo.js'
 import { escapePointer, loadOpenApi, type OpenApiDocument } from '../../spec/index.js'
 import type { RateClass } from '../domain/rate-limits.js'
 
@@ -130,3 +131,17 @@ export function delegatedAccessNames(doc: OpenApiDocument = loadOpenApi()): {
   const ext = (doc['x-delegated-access'] ?? {}) as { headers?: string[]; query?: string[] }
   return { headers: (ext.headers ?? []).map((h) => h.toLowerCase()), query: ext.query ?? [] }
 }
+
+/**
+ * STATE-019: the scopes an execution needs for as long as it runs, by kind: those of the operation that
+ * accepted it (createRun: workflows:run; Session creation: none, x-assumed-scope). Each entry lists
+ * alternatives; one of them held in full is enough.
+ */
+export const acceptScopes = lazy((): Record<'RUN' | 'TURN', string[][]> => {
+  const ops = loadOperations()
+  const scopesOf = (operationId: string): string[][] => {
+    const security = ops.get(operationId)?.security
+    return security?.kind === 'apiKey' ? security.scopes : [[]]
+  }
+  return { RUN: scopesOf('createRun'), TURN: scopesOf('createSession') }
+})

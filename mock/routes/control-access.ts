@@ -8,14 +8,13 @@
  *   POST /_mock/deployments/{deployment_id}/retire      -> {id, status: RETIRED, canceled: [...]}
  *   POST /_mock/keys/{key}/deployments {deployment_ids} -> replaces the key's allowed Deployments; its open
  *                                                          executions of a removed Deployment are canceled
- *   (POST /_mock/keys/{key}/scopes, in control.ts, cancels through withdrawnExecutions too)
  *   GET  /_mock/runs/{run_id}/sessions                  -> {run_id, session_ids}: the internal Sessions of a
  *                                                          Run's steps (Session paths refuse them: 409 WORKFLOW_MANAGED_SESSION)
  */
 import { Hono } from 'hono'
-import type { Deps, Env } from '../deps.js'
+import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
-import { finishExecution } from '../execution/lifecycle.js'
+import { revokeExecutions, withdrawnExecutions } from '../execution/withdrawal.js'
 import {
   openExecutionsOfDeployment,
   openExecutionsOfKey,
@@ -28,42 +27,8 @@ import { getExecution, sessionsOfRun } from '../store/executions.js'
 import { getApiKey } from '../store/projects.js'
 import { setApiKeyDeployments } from '../store/key-scopes.js'
 import { body } from '../http/control-body.js'
-import { loadOperations } from '../http/operations.js'
+import { acceptScopes } from '../http/operations.js'
 import { controlBodyAjv as ajv } from '../util/ajv.js'
-import { lazy } from '../util/memo.js'
-
-/**
- * STATE-019: the scopes an execution needs for as long as it runs: those of the operation that accepted it
- * (createRun: workflows:run; Session creation: none, x-assumed-scope), read from spec/openapi.yaml. Each entry
- * lists alternatives; one of them held in full is enough.
- */
-const neededScopes = lazy(() => {
-  const ops = loadOperations()
-  const scopesOf = (operationId: string): string[][] => {
-    const security = ops.get(operationId)?.security
-    return security?.kind === 'apiKey' ? security.scopes : [[]]
-  }
-  return { RUN: scopesOf('createRun'), TURN: scopesOf('createSession') }
-})
-
-/**
- * STATE-019, AUTH-010: the key's open executions that became unusable after its scopes or allowed Deployments
- * changed (a needed scope withdrawn, or the execution's Deployment no longer allowed), canceled with
- * AUTHORIZATION_REVOKED; returns their ids. Executions that did not depend on what was withdrawn run on.
- */
-export function withdrawnExecutions(deps: Deps, apiKey: string): string[] {
-  const key = getApiKey(deps.db, apiKey)
-  if (!key) return []
-  const holds = (alternatives: string[][]) =>
-    alternatives.some((all) => all.every((s) => key.scopes.includes(s)))
-  const unusable = openExecutionsOfKey(deps.db, apiKey).filter((id) => {
-    const e = getExecution(deps.db, id)
-    if (!e) return false
-    if (!holds(neededScopes()[e.kind])) return true
-    return e.deployment_id !== null && !key.deployment_ids.includes(e.deployment_id)
-  })
-  return revokeExecutions(deps, unusable)
-}
 
 const deploymentsBody = ajv.compile<{ deployment_ids: string[] }>({
   type: 'object',
@@ -73,22 +38,6 @@ const deploymentsBody = ajv.compile<{ deployment_ids: string[] }>({
     deployment_ids: { type: 'array', uniqueItems: true, items: { type: 'string', minLength: 1 } },
   },
 })
-
-/** Cancels open executions with AUTHORIZATION_REVOKED; returns their ids. */
-export function revokeExecutions(deps: Deps, ids: string[]): string[] {
-  for (const id of ids) {
-    const e = getExecution(deps.db, id)
-    if (e && !e.terminal)
-      finishExecution(
-        deps,
-        e,
-        'CANCELED',
-        'AUTHORIZATION_REVOKED',
-        'The key or Deployment became unusable.',
-      )
-  }
-  return ids
-}
 
 export function controlAccessRoutes(): Hono<Env> {
   const app = new Hono<Env>()
@@ -155,7 +104,7 @@ export function controlAccessRoutes(): Hono<Env> {
       deps.db.tx(() => {
         if (!setApiKeyDeployments(deps.db, key, deployment_ids))
           throw new ApiError('NOT_FOUND', { message: `no key ${key}` })
-        return withdrawnExecutions(deps, key)
+        return withdrawnExecutions(deps, key, acceptScopes())
       }),
     )
     return c.json({ key, deployment_ids, canceled })

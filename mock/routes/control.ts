@@ -31,7 +31,8 @@ import { artifactDetail } from '../domain/file-views.js'
 import { findSession } from '../access/access.js'
 import { budgetView, rehearseSpend } from '../execution/ledger.js'
 import { setApiKeyScopes } from '../store/key-scopes.js'
-import { withdrawnExecutions } from './control-access.js'
+import { withdrawnExecutions } from '../execution/withdrawal.js'
+import { acceptScopes } from '../http/operations.js'
 import { setProjectBudgets } from '../store/usage.js'
 import { changeCandidatePackage } from '../works/preparations.js'
 import { controlBodyAjv as ajv } from '../util/ajv.js'
@@ -333,7 +334,7 @@ export function controlRoutes(): Hono<Env> {
       deps.db.tx(() => {
         if (!setApiKeyScopes(deps.db, key, scopes))
           throw new ApiError('NOT_FOUND', { message: `no API key "${key}"` })
-        return withdrawnExecutions(deps, key)
+        return withdrawnExecutions(deps, key, acceptScopes())
       }),
     )
     return c.json({ key, scopes, canceled })
