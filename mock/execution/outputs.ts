@@ -22,6 +22,7 @@ import type { Deps } from '../deps.js'
 import type { TimerKinds } from '../clock/timer-kinds.js'
 import { sha256Hex } from '../domain/files.js'
 import { jsonShape } from '../domain/json-limits.js'
+import { fittingCount } from '../domain/list-limits.js'
 import {
   contractBreak,
   fileCountBreak,
@@ -44,6 +45,7 @@ import { getDeployment } from '../store/deployments.js'
 import { executionFileBytes } from '../store/execution-files.js'
 import {
   getExecution,
+  listOutputRows,
   listOutputs,
   type ExecutionRecord,
   type ExecutionStatus,
@@ -478,4 +480,29 @@ export function registerOutputTimers(kinds: TimerKinds, hooks: EndHooks): void {
         `Result file preparation passed its deadline (${PREPARATION_MAX_S} s after the execution ended).`,
       )
   })
+}
+
+/**
+ * SIZE-014, SES-022, RUN-017: a page of an execution's published outputs after `afterPosition`: at most `limit`
+ * items, ending before the response passes 256 KiB (`overheadBytes`: the rest of the body). `last`: the
+ * position of the page's last item (the next page's cursor); `more`: whether outputs remain after it.
+ */
+export function outputsPage(
+  deps: Deps,
+  executionId: string,
+  afterPosition: number,
+  limit: number,
+  overheadBytes: number,
+): { items: OutputItem[]; last: number; more: boolean } {
+  const rows = listOutputRows(deps.db, executionId, afterPosition, limit + 1)
+  const candidates = presentOutputs(
+    deps,
+    rows.slice(0, limit).map((r) => r.item),
+  )
+  const n = fittingCount(candidates, overheadBytes)
+  return {
+    items: candidates.slice(0, n),
+    last: n > 0 ? rows[n - 1]!.position : afterPosition,
+    more: rows.length > n,
+  }
 }

@@ -321,6 +321,35 @@ export const RESULT_RULE_SCENARIOS: readonly ScenarioDefinition[] = [
     }),
   },
   {
+    name: 'large-outputs',
+    description:
+      'the required TEXT output and five more TEXT outputs of 58,800 characters each (inline, under 64 KiB) at 4: SUCCEEDED at 5; the outputs together pass 256 KiB, so their list is split into pages',
+    applies_to: BOTH,
+    steps: producing(
+      { contract: 'required', type: 'TEXT', text: 'The summary.' },
+      ...Array.from({ length: 5 }, (_, i): OutputSpec => ({
+        key: `part-${i + 1}`,
+        type: 'TEXT',
+        text: 'Lorem ipsum dolor sit amet. ',
+        repeat: 2_100,
+      })),
+    ),
+  },
+  {
+    name: 'fifty-outputs',
+    description:
+      'the required TEXT output and 49 more small TEXT outputs at 4 (exactly one default page of 50): SUCCEEDED at 5',
+    applies_to: BOTH,
+    steps: producing(
+      { contract: 'required', type: 'TEXT', text: 'The summary.' },
+      ...Array.from({ length: 49 }, (_, i): OutputSpec => ({
+        key: `note-${i + 1}`,
+        type: 'TEXT',
+        text: `Note ${i + 1}.`,
+      })),
+    ),
+  },
+  {
     name: 'partial-bad-url',
     description:
       '(Runs) the required output and an optional URL output to an internal address: PARTIALLY_SUCCEEDED when partial results are allowed, OUTPUT_URL_INVALID on that item (else FAILED with it)',

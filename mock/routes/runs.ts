@@ -22,12 +22,11 @@ import { finishExecution, requestRunCancel } from '../execution/lifecycle.js'
 import { reviewTooLarge } from '../domain/actions.js'
 import { route } from '../http/route.js'
 import type { Schema } from '../http/typed.js'
-import { listOutputs, saveExecution, type RunRecord } from '../store/executions.js'
+import { saveExecution, type RunRecord } from '../store/executions.js'
 import { deleteExecutionArtifacts } from '../store/files.js'
-import { presentOutputs } from '../execution/outputs.js'
+import { outputsPage } from '../execution/outputs.js'
+import { DEFAULT_LIST_ITEMS, pageOverheadBytes } from '../domain/list-limits.js'
 import { decodeCursor, encodeCursor } from '../http/cursors.js'
-
-const DEFAULT_PAGE = 50
 
 function iso(ms: number): string
 function iso(ms: number | null): string | null
@@ -66,22 +65,25 @@ function pendingActionsField(deps: Deps, r: RunRecord) {
   return pending.length > 0 ? { required_actions: pending } : {}
 }
 
-/** A page of a Run's outputs: RUN-010, RUN-011 none before the Run ends, then the published list. */
-function outputPage(deps: Deps, r: RunRecord, after: number, limit: number) {
+/**
+ * A page of a Run's outputs: RUN-010, RUN-011 none before the Run ends, then the published list; SIZE-014 the
+ * page ends before the response passes 256 KiB (`around`: the rest of the response body).
+ */
+function outputPage(deps: Deps, r: RunRecord, after: number, limit: number, around: object) {
   if (!r.terminal) return { items: [], next_cursor: null }
-  const page = listOutputs(deps.db, r.id, after, limit)
-  const more = listOutputs(deps.db, r.id, page.last, 1).items.length > 0
   // OUT-004: items whose file retention passed show EXPIRED with ARTIFACT_EXPIRED.
+  const page = outputsPage(deps, r.id, after, limit, pageOverheadBytes(around))
   return {
-    items: presentOutputs(deps, page.items),
-    next_cursor: more ? encodeCursor(r.id, page.last) : null,
+    items: page.items,
+    next_cursor: page.more ? encodeCursor(r.id, page.last) : null,
   }
 }
 
 /** RUN-001: the Run read {run, outputs, next_cursor}. */
 export function runDetail(deps: Deps, r: RunRecord): Schema<'RunDetail'> {
-  const page = outputPage(deps, r, -1, DEFAULT_PAGE)
-  return { run: runBody(deps, r), outputs: page.items, next_cursor: page.next_cursor }
+  const run = runBody(deps, r)
+  const page = outputPage(deps, r, -1, DEFAULT_LIST_ITEMS, { run, outputs: [], next_cursor: null })
+  return { run, outputs: page.items, next_cursor: page.next_cursor }
 }
 
 export function runRoutes(app: Hono<Env>): void {
@@ -95,7 +97,10 @@ export function runRoutes(app: Hono<Env>): void {
     const { limit, after } = req.query
     // RUN-019: a cursor of another Run is INVALID_CURSOR, whatever the Run's state.
     const from = after === undefined ? -1 : decodeCursor(after, run.id)
-    const page = outputPage(c.var.deps, run, from, limit ?? DEFAULT_PAGE)
+    const page = outputPage(c.var.deps, run, from, limit ?? DEFAULT_LIST_ITEMS, {
+      outputs: [],
+      next_cursor: null,
+    })
     return { status: 200, body: { outputs: page.items, next_cursor: page.next_cursor } }
   })
 
