@@ -8,7 +8,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv'
 import type { components } from '../../spec/index.js'
 import type { AuthInfo, Deps } from '../deps.js'
 import { JSON_LIMITS_TEXT, jsonLimitProblem } from '../domain/json-limits.js'
-import { DEFAULT_RUN_RETENTION_DAYS } from '../domain/retention.js'
+import { DEFAULT_RUN_RETENTION_DAYS, runFileExpiresAt } from '../domain/retention.js'
 import { ApiError, apiErrorOf } from '../errors.js'
 import { interactiveActionsEnabled } from '../store/actions.js'
 import type { Deployment, OutputContract } from '../store/deployments.js'
@@ -201,7 +201,8 @@ function acceptTurn(
   const scenario = nextScenario(deps, deployment.id, deployment.outputs)
   updateSession(deps.db, session.id, { last_activity_at: nowMs })
   // RET-007: a file given as Turn input is kept 30 days from now and belongs to this Session.
-  for (const fileId of files) bindFileToExecution(deps.db, fileId, turnId, nowMs, session.id)
+  for (const fileId of files)
+    bindFileToExecution(deps.db, fileId, turnId, nowMs, { sessionId: session.id })
   return acceptExecution(deps, {
     id: turnId,
     kind: 'TURN',
@@ -363,7 +364,10 @@ export function acceptRun(
       file_ids: fileIds,
     },
   })
-  for (const fileId of fileIds) bindFileToExecution(deps.db, fileId, run.id, nowMs)
+  // RET-009: a Run's input files live until its deadline and the end of its content retention.
+  const runFilesUntilMs = runFileExpiresAt(run.run!.deadline_at, run.run!.retention_days)
+  for (const fileId of fileIds)
+    bindFileToExecution(deps.db, fileId, run.id, nowMs, { runFilesUntilMs })
   // Run request rule 6: the workflow's steps hold an internal Session (deployment_id is the workflow's id);
   // Session paths refuse it with 409 WORKFLOW_MANAGED_SESSION. GET /_mock/runs/{id}/sessions lists it.
   insertSession(deps.db, {

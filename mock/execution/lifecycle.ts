@@ -7,6 +7,8 @@
 import type { components, ErrorCode } from '../../spec/index.js'
 import type { Deps } from '../deps.js'
 import { runEnd, runQueueWindowS } from '../domain/run.js'
+import { runEndedFilesExpireAt } from '../domain/retention.js'
+import { setExecutionFilesExpiry } from '../store/files.js'
 import { chargeProject, getApiKey } from '../store/projects.js'
 import { recordUsage } from './ledger.js'
 import {
@@ -136,6 +138,13 @@ export function finishExecution(
   chargeProject(db, e.project_id, e.spent_su)
   recordUsage(deps, e) // SU ledger: GET /v1/usage and the budget windows (execution/ledger.ts)
   scheduler.cancelSubject(e.id)
+  // RET-009: a Run's files (inputs and results) expire with its content from now on.
+  if (e.run)
+    setExecutionFilesExpiry(
+      db,
+      e.id,
+      runEndedFilesExpireAt(nowMs, e.run.deadline_at, e.run.retention_days),
+    )
   // RUN-011: a Run's outputs were held back; they are published together with the terminal status.
   if (e.kind === 'RUN') {
     for (const item of listOutputs(db, e.id, -1, 1000).items)

@@ -61,4 +61,23 @@ describe('run content retention', () => {
     // The recovery procedure: state_url answers the same 410, so the client knows the content is gone.
     expectError(await getRun(target, run_id), 'SESSION_EXPIRED')
   })
+
+  it(`${req('RET-009', 'RET-010')} keeps a Run's result file no longer than the Run's content`, async (ctx) => {
+    const control = mockOnly(ctx, target, 'a scripted Run with a FILE output')
+    const wf = role(ctx, target.world.workflows.available, 'available workflow')
+    await control.queueScenario(wf, 'file-output')
+    const { run_id } = await startRun(target, wf, {
+      limits: { run_seconds: 3600, retention_days: 1 },
+    })
+    await control.advance(10)
+    const { run, outputs } = await readRun(target, run_id)
+    expect(run.status).toBe('SUCCEEDED')
+    const file = outputs.find((o) => o.type === 'FILE')!
+    const res = await target.api.get(`/v1/artifacts/${String(file.artifact_id)}`, {
+      key: target.world.keys.full,
+    })
+    expect(res.status).toBe(200)
+    const artifact = res.body as { expires_at: string }
+    expect(Date.parse(artifact.expires_at)).toBe(Date.parse(run.expires_at!))
+  })
 })
