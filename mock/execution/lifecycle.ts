@@ -10,7 +10,7 @@ import { runEnd, runQueueWindowS } from '../domain/run.js'
 import { runEndedFilesExpireAt } from '../domain/retention.js'
 import { setExecutionFilesExpiry } from '../store/files.js'
 import { chargeProject, getApiKey } from '../store/projects.js'
-import { recordUsage } from './ledger.js'
+import { fitsProjectBudget, recordUsage } from './ledger.js'
 import {
   countAdmitted,
   insertExecution,
@@ -177,7 +177,12 @@ export function requestRunCancel(deps: Deps, e: ExecutionRecord): void {
 function admitWaiting(deps: Deps, projectId: string, nowMs: number): void {
   const free = PROJECT_CONCURRENCY - countAdmitted(deps.db, projectId)
   if (free <= 0) return
-  for (const next of waitingExecutions(deps.db, projectId, free)) admit(deps, next, nowMs)
+  // BUD-003, BUD-007: a waiting execution reserves its max_su when it starts; first come, first served, so
+  // one whose max_su does not fit the Project's budget now keeps waiting (and those behind it).
+  for (const next of waitingExecutions(deps.db, projectId, free)) {
+    if (!fitsProjectBudget(deps, projectId, next.max_su)) return
+    admit(deps, next, nowMs)
+  }
 }
 
 /** Moves a live execution to another non-terminal status and tells the listeners. */
