@@ -7,6 +7,7 @@
 import type { components, ErrorCode } from '../../spec/index.js'
 import type { Deps } from '../deps.js'
 import { runEnd, runQueueWindowS } from '../domain/run.js'
+import { getDeployment } from '../store/deployments.js'
 import { runEndedFilesExpireAt } from '../domain/retention.js'
 import { setExecutionFilesExpiry } from '../store/files.js'
 import { chargeProject, getApiKey } from '../store/projects.js'
@@ -199,15 +200,23 @@ export function publishOutput(deps: Deps, e: ExecutionRecord, item: OutputItem):
   if (e.kind !== 'RUN') emit(deps, { type: 'output', execution: e, item })
 }
 
-/** Ends an execution whose script succeeded: a Turn SUCCEEDED, a Run by its frozen contract. */
+/**
+ * Ends an execution whose script succeeded, by its result contract: a Run's frozen at acceptance, a Turn's its
+ * Deployment's (fixed at publication). STATE-016, ERR-106: a missing required output is FAILED OUTPUT_MISSING;
+ * STATE-018, STATE-028: PARTIALLY_SUCCEEDED only for a Run whose workflow allows partial results (a Turn has
+ * no such status).
+ */
 export function endOnOwnTerms(deps: Deps, e: ExecutionRecord): void {
-  if (!e.run) return finishExecution(deps, e, 'SUCCEEDED')
-  // STATE-016, STATE-018, STATE-028: the Run's frozen contract decides how it ends.
+  const contract = e.run
+    ? e.run.outputs
+    : e.deployment_id === null
+      ? []
+      : (getDeployment(deps.db, e.deployment_id)?.outputs ?? [])
   const produced = listOutputs(deps.db, e.id, -1, 1000).items.map((o) => ({
     key: o.key,
     error: o.error ?? null,
   }))
-  const end = runEnd(e.run.outputs, e.run.allows_partial, produced)
+  const end = runEnd(contract, e.run?.allows_partial ?? false, produced)
   return end.status === 'FAILED'
     ? finishExecution(deps, e, 'FAILED', end.code, end.message)
     : finishExecution(deps, e, end.status)

@@ -609,8 +609,9 @@ export const BUILTIN_SCENARIOS: readonly ScenarioDefinition[] = [
   },
   {
     name: 'missing-output',
-    description: '(Runs) a required output is not produced; FAILED with OUTPUT_MISSING',
-    applies_to: ['workflow'],
+    description:
+      'a required output (of the Deployment or Workflow result contract) is not produced; FAILED with OUTPUT_MISSING (Turns and Runs)',
+    applies_to: BOTH,
     steps: [
       { at: 1, step: 'running' },
       { at: 4, step: 'spend', su: SMALL_SU },

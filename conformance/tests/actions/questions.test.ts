@@ -126,7 +126,12 @@ describe('question actions', () => {
 
   it(`${req('ACT-023')} answers a question with actions:resolve alone, never an approval`, async (ctx) => {
     const { run_id, action } = await askingRun(ctx)
-    await setKeyScopes(target, target.world.keys.full, ['runs:read', 'actions:resolve'])
+    // workflows:run stays: withdrawing it would cancel the Run (STATE-019).
+    await setKeyScopes(target, target.world.keys.full, [
+      'runs:read',
+      'workflows:run',
+      'actions:resolve',
+    ])
     const approvalBody = {
       decision: 'APPROVE',
       content_hash: 'a'.repeat(64),

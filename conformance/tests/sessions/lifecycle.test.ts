@@ -359,3 +359,14 @@ it(`${req('OUT-003', 'OUT-005')} shows a produced TEXT output READY with item_id
   expect(typeof out.item_id).toBe('string')
   expect(Buffer.byteLength(out.text)).toBeLessThanOrEqual(64 * 1024)
 })
+
+it(`${req('ERR-106', 'SES-020')} ends a Turn FAILED with OUTPUT_MISSING when a result the Deployment's contract requires is not produced`, async (ctx) => {
+  const control = mockOnly(ctx, target, 'a scripted Turn that produces no output')
+  await control.queueScenario(target.world.deployments.active, 'missing-output')
+  const r = await accepted()
+  await control.advance(10)
+  const turn = await readTurn(r)
+  expect(turn.status).toBe('FAILED')
+  expect(turn.error?.code).toBe('OUTPUT_MISSING')
+  expect(turn.usage.status).toBe('FINAL')
+})
