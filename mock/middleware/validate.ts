@@ -2,7 +2,7 @@
  * Request validation driven by spec/openapi.yaml: the schemas are compiled once with ajv and nothing here
  * re-types a field rule. Idempotency-Key must be 1-256 bytes (422 INVALID_IDEMPOTENCY_KEY); a body that breaks
  * its schema is 422 INVALID_INPUT, or 422 LIMIT_OUT_OF_RANGE when only `limits` values are out of range
- * (never lowered); a query value that breaks its schema is 400 INVALID_INPUT, a malformed cursor 400
+ * (never lowered); a query value that breaks its schema is 422 INVALID_INPUT, a malformed cursor 400
  * INVALID_CURSOR. An absent body of an EmptyInput operation counts as {}.
  */
 import type { ErrorObject } from 'ajv'
@@ -98,9 +98,9 @@ export const validateRequest = (op: OperationSpec): MiddlewareHandler<Env> => {
       if (!p.validate(raw)) {
         if (p.name === 'after')
           throw new ApiError('INVALID_CURSOR', { details: { parameter: p.name } })
-        // The operations with query parameters document 400 (request error), not 422.
+        // ERR-023: a value outside its allowed range or schema is 422 (400 is for a bad cursor).
         throw new ApiError('INVALID_INPUT', {
-          status: 400,
+          status: 422,
           message: `Query parameter ${p.name} is out of range or malformed.`,
           details: { parameter: p.name, errors: problems(p.validate.errors) },
         })

@@ -115,10 +115,11 @@ describe('run read', () => {
     expectError(await getRun(target, '00000000-0000-4000-8000-00000000beef'), 'NOT_FOUND')
   })
 
-  it(`${req('RUN-016')} refuses an outputs limit outside 1 to 100`, async (ctx) => {
+  it(`${req('RUN-016', 'ERR-023')} refuses an outputs limit outside 1 to 100 with 422 INVALID_INPUT (a value outside its range)`, async (ctx) => {
     const wf = role(ctx, target.world.workflows.available, 'available workflow')
     const { run_id } = await startRun(target, wf)
-    for (const limit of [0, 101]) expectError(await outputs(run_id, { limit }), 'INVALID_INPUT')
+    for (const limit of [0, 101, 'ten'])
+      expectError(await outputs(run_id, { limit }), 'INVALID_INPUT', { status: 422 })
     expect((await outputs(run_id, { limit: 1 })).status).toBe(200)
     expect((await outputs(run_id, { limit: 100 })).status).toBe(200)
   })

@@ -134,7 +134,7 @@ it(`${req('SVC-008')} preparations page with limit and after (next_cursor); bad 
   expectError(
     await target.api.get('/v1/preparations', { key, query: { limit: 101 } }),
     'INVALID_INPUT',
-    { status: 400 },
+    { status: 422 },
   )
   expectError(
     await target.api.get('/v1/preparations', {
