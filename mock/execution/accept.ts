@@ -275,11 +275,13 @@ export function acceptRun(
       details: { workflow_id: workflow.id, reason: 'NOT_AVAILABLE' },
     })
   }
-  // STATE-026 (state rule 3). Assumed code: the document names none; the requested version is no longer
-  // the published one, so it is answered as an unpublished workflow (409 WORKFLOW_UNAVAILABLE).
+  // STATE-026 (state rule 3). Assumed code: the document names none. The client holds a stale description:
+  // its next step is to read the workflow again (not to wait, as WORKFLOW_UNAVAILABLE says), so 422
+  // INVALID_INPUT with details.reason PUBLISHED_VERSION_MISMATCH and the current published_version.
   if (body.published_version !== workflow.published_version) {
-    throw new ApiError('WORKFLOW_UNAVAILABLE', {
-      message: `published_version ${body.published_version} is not the current published version (${workflow.published_version}).`,
+    throw new ApiError('INVALID_INPUT', {
+      status: 422,
+      message: `published_version ${body.published_version} is not the current published version (${workflow.published_version}); read the workflow again.`,
       details: {
         workflow_id: workflow.id,
         reason: 'PUBLISHED_VERSION_MISMATCH',

@@ -1118,7 +1118,7 @@ export interface components {
         };
         /** @description Undeclared fields are refused (INVALID_INPUT). input must satisfy the workflow input_schema (422 OUTPUT_SCHEMA_MISMATCH); JSON limits depth 16 and 10,000 array elements (422 OUTPUT_LIMIT_EXCEEDED). */
         RunCreateInput: {
-            /** @description Must equal the current published version. */
+            /** @description Must equal the current published version. Another version is not accepted (States rule 3); the code is x-assumed-error. */
             published_version: number;
             /** @description Must satisfy input_schema. */
             input?: {

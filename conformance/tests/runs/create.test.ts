@@ -140,7 +140,7 @@ describe('run creation', () => {
     expectError(res, 'WORKFLOW_UNAVAILABLE')
   })
 
-  it(`${req('STATE-026')} refuses a published_version that differs from the current one (assumed code WORKFLOW_UNAVAILABLE)`, async (ctx) => {
+  it(`${req('STATE-026')} refuses a published_version that differs from the current one (assumed: 422 INVALID_INPUT, reason PUBLISHED_VERSION_MISMATCH, the current version in details)`, async (ctx) => {
     const wf = role(ctx, target.world.workflows.available, 'available workflow')
     const body = await validRunBody(target, wf)
     const res = await postRun(target, wf, {
@@ -149,7 +149,9 @@ describe('run creation', () => {
     })
     expect(res.status).toBeGreaterThanOrEqual(400)
     if (target.control) {
-      expectError(res, 'WORKFLOW_UNAVAILABLE', {
+      // Re-read the workflow, not wait: INVALID_INPUT (WORKFLOW_UNAVAILABLE's next step is to wait).
+      expectError(res, 'INVALID_INPUT', {
+        status: 422,
         details: {
           reason: 'PUBLISHED_VERSION_MISMATCH',
           published_version: body.published_version,
@@ -194,8 +196,11 @@ describe('run creation', () => {
     const after = await readRun(target, first.run_id)
     expect(after.run.published_version).toBe(body.published_version)
     expect(after.run.progress.total).toBe(before.run.progress.total)
-    // A new key with the old version is refused; with the new version it is accepted.
-    expect((await postRun(target, wf, body)).status).toBe(409)
+    // A new key with the old version is refused (STATE-026, assumed 422); with the new version it is accepted.
+    expectError(await postRun(target, wf, body), 'INVALID_INPUT', {
+      status: 422,
+      details: { reason: 'PUBLISHED_VERSION_MISMATCH' },
+    })
     const fresh = await postRun(target, wf, {
       ...body,
       published_version: published.published_version,
