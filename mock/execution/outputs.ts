@@ -11,7 +11,7 @@
  *   TEXT: OUTPUT_CONTAINS_CREDENTIALS, then contact details are masked, OUTPUT_SCHEMA_MISMATCH (contract type);
  *   URL:  OUTPUT_CONTAINS_CREDENTIALS, OUTPUT_URL_INVALID, OUTPUT_SCHEMA_MISMATCH (contract type).
  * Then the execution-wide rules when a file is stored: the 11th FILE result (OUTPUT_LIMIT_EXCEEDED) and 100 MiB
- * of files in total (RUN_STORAGE_LIMIT).
+ * of files in total (OUTPUT_LIMIT_EXCEEDED).
  *
  * A Turn fails at once with the broken rule's code. A Run keeps the item with `error` set (no value, no file)
  * and its end rules (runEnd) decide: FAILED with the code, or PARTIALLY_SUCCEEDED for an optional output when
@@ -250,7 +250,7 @@ export function produceOutput(
         bytes: bytesOf(spec),
         countsAsFile: true,
       })
-      // The 11th file and RUN_STORAGE_LIMIT are execution-wide: they end a Run at once as well.
+      // The 11th file and the 100 MiB total are execution-wide: they end a Run at once as well.
       if (isBreak(stored)) return { fail: stored }
       return {
         item: {

@@ -189,7 +189,7 @@ export const RESULT_RULE_SCENARIOS: readonly ScenarioDefinition[] = [
   {
     name: 'storage-limit',
     description:
-      'ten FILE outputs of 10 MiB and a 70,000-byte TEXT delivered as a file at 4: the files of the execution exceed 100 MiB, FAILED with RUN_STORAGE_LIMIT',
+      'ten FILE outputs of 10 MiB and a 70,000-byte TEXT delivered as a file at 4: the files of the execution would pass 100 MiB, FAILED with OUTPUT_LIMIT_EXCEEDED',
     applies_to: BOTH,
     steps: producing(
       ...Array.from({ length: 10 }, (_, i): OutputSpec => ({

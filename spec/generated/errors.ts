@@ -253,7 +253,8 @@ export const ERROR_CATALOG = {
     "execution": {
       "retryable": false
     },
-    "meaning": "result file past retention; item shows availability EXPIRED with this code; in execution details: output item past file retention shows availability EXPIRED with this code"
+    "meaning": "result file past retention; item shows availability EXPIRED with this code",
+    "note": "in execution details: an output item past its file retention shows availability EXPIRED with this code"
   },
   "PROJECT_STORAGE_LIMIT": {
     "http": {
@@ -271,10 +272,8 @@ export const ERROR_CATALOG = {
       ],
       "retryable": false
     },
-    "execution": {
-      "retryable": false
-    },
-    "meaning": "files of one execution exceed 100 MiB; in execution details: files of one execution exceed 100 MiB"
+    "meaning": "files of one execution exceed 100 MiB",
+    "note": "an HTTP answer only; a result that would take an execution past 100 MiB fails it with OUTPUT_LIMIT_EXCEEDED (the document's in-execution code for a result over a limit)"
   },
   "REVISION_CONFLICT": {
     "http": {
@@ -409,7 +408,7 @@ export const ERROR_CATALOG = {
     "execution": {
       "retryable": false
     },
-    "meaning": "workflow unpublished, stopped, or not startable by API; GET workflow reports it as available false with error.code inside a 200 body; a Run whose workflow is stopped ends CANCELED with this code; in execution details: a Run whose workflow is stopped ends CANCELED with this code"
+    "meaning": "workflow unpublished, stopped, or not startable by API; GET workflow reports it as available false with error.code inside a 200 body; a Run whose workflow is stopped ends CANCELED with this code"
   },
   "WORKFLOW_MANAGED_SESSION": {
     "http": {
@@ -466,7 +465,8 @@ export const ERROR_CATALOG = {
     "execution": {
       "retryable": false
     },
-    "meaning": "not enough available SU; in execution details: not enough available SU while running (next-step table)"
+    "meaning": "not enough available SU",
+    "note": "in execution details: not enough available SU while running (the next-step table lists it)"
   },
   "BUDGET_EXCEEDED": {
     "http": {
@@ -478,7 +478,8 @@ export const ERROR_CATALOG = {
     "execution": {
       "retryable": false
     },
-    "meaning": "execution budget exhausted or closed; in execution details: execution budget (max_su) exhausted while running"
+    "meaning": "execution budget exhausted or closed",
+    "note": "in execution details: the execution budget (max_su) exhausted while running"
   },
   "PROJECT_BUDGET_EXCEEDED": {
     "http": {
