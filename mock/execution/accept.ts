@@ -10,6 +10,7 @@ import type { AuthInfo, Deps } from '../deps.js'
 import { JSON_LIMITS_TEXT, jsonLimitProblem } from '../domain/json-limits.js'
 import { DEFAULT_RUN_RETENTION_DAYS, runFileExpiresAt } from '../domain/retention.js'
 import { ApiError, apiErrorOf } from '../errors.js'
+import type { InputFileProblem } from '../domain/files.js'
 import { interactiveActionsEnabled } from '../store/actions.js'
 import type { Deployment, OutputContract } from '../store/deployments.js'
 import {
@@ -32,6 +33,17 @@ import { getFixtureScenario, takeScenario } from '../store/scenarios.js'
 import { checkProjectBudget } from './ledger.js'
 import { acceptExecution, PROJECT_CONCURRENCY } from './lifecycle.js'
 import { BUILTIN_SCENARIOS, DEFAULT_SCENARIO, type ScenarioStep } from './scenarios.js'
+
+/** The error of an input file that cannot be used (FILE-009, SES-006, RET-006, DEP-005). */
+function inputFileError(problem: InputFileProblem, fileId: string, what: string): ApiError {
+  const opts = {
+    message: `${what} cannot be used (${problem.reason}).`,
+    details: { file_id: fileId, reason: problem.reason },
+  }
+  return problem.code === 'INVALID_INPUT'
+    ? new ApiError('INVALID_INPUT', { status: 422, ...opts })
+    : apiErrorOf(problem.code, opts)
+}
 
 /** ExecutionLimits defaults of a Turn (Turn input and request options). */
 const TURN_LIMIT_DEFAULTS = { execution_seconds: 3600, max_su: 100, queue_seconds: 600 }
@@ -189,12 +201,7 @@ function acceptTurn(
       executionId: turnId,
       acceptedMimeTypes: deployment.input_mime_types,
     })
-    if (!usable.ok) {
-      throw apiErrorOf(usable.code, {
-        message: `Input file ${fileId} cannot be used (${usable.reason}).`,
-        details: { file_id: fileId, reason: usable.reason },
-      })
-    }
+    if (!usable.ok) throw inputFileError(usable, fileId, `Input file ${fileId}`)
   }
   checkConcurrency(deps, auth.projectId, countAdmitted(deps.db, auth.projectId))
   reserveSu(deps, auth.projectId, limits.max_su)
@@ -328,13 +335,7 @@ export function acceptRun(
       nowMs,
       executionId: runId,
     })
-    if (!usable.ok) {
-      const opts = {
-        message: `file_ids: ${fileId} cannot be used (${usable.reason}).`,
-        details: { file_id: fileId, reason: usable.reason },
-      }
-      throw apiErrorOf(usable.code, opts)
-    }
+    if (!usable.ok) throw inputFileError(usable, fileId, `file_ids: ${fileId}`)
   }
   checkConcurrency(deps, auth.projectId, countAdmitted(deps.db, auth.projectId))
   reserveSu(deps, auth.projectId, limits.max_su)

@@ -108,7 +108,7 @@ describe('files store', () => {
         sessionId: 'session-1',
         executionId: 'turn-2',
       }),
-    ).toMatchObject({ ok: false, code: 'FILE_EXPIRED', reason: 'BOUND_TO_ANOTHER_EXECUTION' })
+    ).toMatchObject({ ok: false, code: 'INVALID_INPUT', reason: 'BOUND_TO_ANOTHER_EXECUTION' })
     expect(() => bindFileToExecution(db, f.id, 'turn-2', at)).toThrow()
   })
 

@@ -220,6 +220,12 @@ describe('run creation', () => {
     const second = await postRun(target, wf, await validRunBody(target, wf, { file_ids: [fileId] }))
     expect(second.status).toBeGreaterThanOrEqual(400)
     expect(second.status).toBeLessThan(500)
+    // Assumed code (the document names none): the content is not gone, so not 410 FILE_EXPIRED.
+    if (target.control)
+      expectError(second, 'INVALID_INPUT', {
+        status: 422,
+        details: { file_id: fileId, reason: 'BOUND_TO_ANOTHER_EXECUTION' },
+      })
   })
 
   it(`${req('SIZE-008', 'ERR-053')} refuses more than 20 file_ids or a file listed twice with 422 TOO_MANY_FILES`, async (ctx) => {
