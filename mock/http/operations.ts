@@ -30,6 +30,11 @@ export type OperationSpec = {
     | undefined
   query: QueryParam[]
   assumed: boolean
+  /**
+   * `x-scope-by-body`: which of the security alternatives applies depends on the body, so the handler checks
+   * the scopes (after validation) and answers with the code the document gives for the body's kind.
+   */
+  scopeByBody: boolean
 }
 
 type Json = Record<string, unknown>
@@ -117,6 +122,7 @@ export function loadOperations(doc: OpenApiDocument = loadOpenApi()): Map<string
         body,
         query,
         assumed: op['x-assumed'] === true,
+        scopeByBody: op['x-scope-by-body'] !== undefined,
       })
     }
   }

@@ -60,7 +60,8 @@ export function pipeline(op: OperationSpec): MiddlewareHandler<Env>[] {
       authenticateApiKey(),
       refuseDelegatedAccess(),
       checkCorrelationId(),
-      requireScopes(op.security.scopes),
+      // x-scope-by-body: the handler checks the scope the body's kind needs (its own refusal code).
+      ...(op.scopeByBody ? [] : [requireScopes(op.security.scopes)]),
     )
   } else if (op.security.kind === 'ownerToken') {
     chain.push(authenticateOwner())

@@ -158,23 +158,24 @@ export function runRoutes(app: Hono<Env>): void {
   // RUN-023: resolve an approval (ApprovalResolveInput) or a question (ActionResolveInput); 202 ActionReceipt.
   route(app, 'resolveRunAction', (c, req) => {
     const deps = c.var.deps
-    const run = visibleRun(c.var.deps, req.auth, req.params.run_id)
     const body = req.body
     const scopes = req.auth.scopes
-    // ACT-023: approval permission is never gained automatically; a key resolving an approval needs an
-    // explicit actions:approve delegation (actions:resolve is for question actions).
+    // The operation is x-scope-by-body: its scope is checked here, before the Run is looked up.
+    // ACT-023: approval permission is never gained automatically; a key resolving an approval without an
+    // explicit actions:approve delegation is always ACTION_NOT_RESOLVABLE_BY_CALLER, whatever else it holds.
     if ('decision' in body && !scopes.includes('actions:approve')) {
       throw new ApiError('ACTION_NOT_RESOLVABLE_BY_CALLER', {
         message: 'Resolving an approval needs the explicit actions:approve delegation.',
       })
     }
-    // Assumed: answering a question needs actions:resolve (the operation admits either scope).
+    // ACT-024: answering a question action needs actions:resolve (actions:approve is not enough).
     if ('answers' in body && !scopes.includes('actions:resolve')) {
       throw new ApiError('INSUFFICIENT_SCOPE', {
         message: 'Answering a question action needs the actions:resolve scope.',
         details: { required_scopes: [['actions:resolve']] },
       })
     }
+    const run = visibleRun(c.var.deps, req.auth, req.params.run_id)
     const action = actionOf(deps, run.id, req.params.action_id)
     assertNotEnded(deps, action, false)
     if ('decision' in body) resolveApproval(deps, run, action, body)

@@ -145,6 +145,17 @@ describe('question actions', () => {
     expect(res.status, res.text).toBe(202)
   })
 
+  it(`${req('ACT-024')} refuses answers to a question from a key without actions:resolve (actions:approve is not enough) with INSUFFICIENT_SCOPE`, async (ctx) => {
+    const { run_id, action } = await askingRun(ctx)
+    await setKeyScopes(target, target.world.keys.full, [
+      'runs:read',
+      'workflows:run',
+      'actions:approve',
+    ])
+    expectError(await resolveRunAction(target, run_id, action.id, answers), 'INSUFFICIENT_SCOPE')
+    expect((await readRun(target, run_id)).run.status).toBe('REQUIRES_ACTION')
+  })
+
   it(`${req('ACT-006', 'ACT-007', 'STATE-023')} answers a Turn's question on the assumed Turn path`, async (ctx) => {
     const control = mockOnly(ctx, target, 'switches the facility on and moves virtual time')
     assumedRule(ctx, target, 'the Turn resolve path and the turn.action_required item')
