@@ -24,7 +24,10 @@ export type OperationSpec = {
   honoPath: string
   security: Security
   rateClass: RateClass | undefined
+  /** The operation requires Idempotency-Key. */
   idempotent: boolean
+  /** The operation takes an optional Idempotency-Key: honoured (stored answer, conflicts) when sent. */
+  idempotencyOptional: boolean
   body:
     | { mediaType: 'application/json' | 'multipart/form-data'; pointer: string; required: boolean }
     | undefined
@@ -75,13 +78,12 @@ export function loadOperations(doc: OpenApiDocument = loadOpenApi()): Map<string
       }))
       const query: QueryParam[] = []
       let idempotent = false
+      let idempotencyOptional = false
       for (const { p, i, own } of params) {
-        if (
-          p.in === 'header' &&
-          String(p.name).toLowerCase() === 'idempotency-key' &&
-          p.required === true
-        )
-          idempotent = true
+        if (p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key') {
+          if (p.required === true) idempotent = true
+          else idempotencyOptional = true
+        }
         if (p.in === 'query' && p.name !== 'token') {
           const raw = own ? (op.parameters as unknown[])[i - shared.length] : shared[i]
           const ref = (raw as Json).$ref
@@ -119,6 +121,7 @@ export function loadOperations(doc: OpenApiDocument = loadOpenApi()): Map<string
         security: securityOf(doc, op),
         rateClass,
         idempotent,
+        idempotencyOptional,
         body,
         query,
         assumed: op['x-assumed'] === true,

@@ -80,6 +80,15 @@ export const requireIdempotencyKey = (): MiddlewareHandler<Env> =>
     await next()
   }
 
+/** An optional Idempotency-Key (closeSession): when sent, the same checks as a required one. */
+export const optionalIdempotencyKey = (): MiddlewareHandler<Env> => {
+  const check = requireIdempotencyKey()
+  return async function optionalIdempotencyKey(c, next) {
+    if (c.req.header('Idempotency-Key') === undefined) await next()
+    else await check(c, next)
+  }
+}
+
 export const validateRequest = (op: OperationSpec): MiddlewareHandler<Env> => {
   const validateBody =
     op.body?.mediaType === 'application/json' ? bodies.at(op.body.pointer) : undefined

@@ -1787,6 +1787,8 @@ export interface components {
          * @example order-A-1042-attempt-1
          */
         IdempotencyKey: string;
+        /** @description Optional: the document requires the header on create, input, cancel and upload requests only. When sent, the same rules as there: 1 to 256 bytes (422 INVALID_IDEMPOTENCY_KEY), the stored answer for a resend, 409 IDEMPOTENCY_CONFLICT for another body. */
+        OptionalIdempotencyKey: string;
         /**
          * @description Optional, for the caller's tracing; malformed: 400 INVALID_CORRELATION_ID. The format is not shown; this pattern is assumed.
          * @example checkout-7f3a9c
@@ -2752,12 +2754,9 @@ export interface operations {
     closeSession: {
         parameters: {
             query?: never;
-            header: {
-                /**
-                 * @description 1 to 256 BYTES (UTF-8); absent or out of range: 422 INVALID_IDEMPOTENCY_KEY. A retried request keeps the same key and body; the same key with another body or file: 409 IDEMPOTENCY_CONFLICT. The receipt is kept at least 24 hours (idempotency_expires_at). minLength/maxLength count characters; the byte limit is checked by the server.
-                 * @example order-A-1042-attempt-1
-                 */
-                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            header?: {
+                /** @description Optional: the document requires the header on create, input, cancel and upload requests only. When sent, the same rules as there: 1 to 256 bytes (422 INVALID_IDEMPOTENCY_KEY), the stored answer for a resend, 409 IDEMPOTENCY_CONFLICT for another body. */
+                "Idempotency-Key"?: components["parameters"]["OptionalIdempotencyKey"];
                 /**
                  * @description Optional, for the caller's tracing; malformed: 400 INVALID_CORRELATION_ID. The format is not shown; this pattern is assumed.
                  * @example checkout-7f3a9c
