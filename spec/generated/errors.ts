@@ -103,7 +103,8 @@ export const ERROR_CATALOG = {
       ],
       "retryable": false
     },
-    "meaning": "body or input malformed; undeclared fields land here"
+    "meaning": "body or input malformed; undeclared fields land here",
+    "x-assumed": "422 with details.reason PUBLISHED_VERSION_MISMATCH (a Run request on another than the current published version), BOUND_TO_ANOTHER_EXECUTION (an input file already given to another execution), ACTION_REQUIRED (an approval-gated workflow in the beta); 400 for an unparseable body"
   },
   "LIMIT_OUT_OF_RANGE": {
     "http": {
@@ -435,7 +436,11 @@ export const ERROR_CATALOG = {
       ],
       "retryable": false
     },
-    "meaning": "question's answer deadline passed"
+    "execution": {
+      "retryable": false
+    },
+    "meaning": "question's answer deadline passed",
+    "x-assumed": "also an execution code: an execution whose pending action expires ends EXPIRED with it (interactive-action facility on); the document lists the code only as an HTTP answer"
   },
   "ACTION_CANCELED": {
     "http": {

@@ -1800,6 +1800,8 @@ export interface components {
         EventCursor: string;
         /** @description Page size, 1 to 100 (default 50). */
         Limit: number;
+        /** @description Page size, 1 to 100 (default 50). Assumed: the document does not show this list's query parameters; the list-response limits (at most 100 items and 256 KiB, 50 by default) apply. */
+        AssumedLimit: number;
         /** @description next_cursor of the previous response; a cursor of another resource: 400 INVALID_CURSOR. */
         OutputCursor: string;
         /** @description Page size, 1 to 100 (default 50). Assumed: the items query parameters are not shown. */
@@ -4381,8 +4383,8 @@ export interface operations {
     listPreparations: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100 (default 50). */
-                limit?: components["parameters"]["Limit"];
+                /** @description Page size, 1 to 100 (default 50). Assumed: the document does not show this list's query parameters; the list-response limits (at most 100 items and 256 KiB, 50 by default) apply. */
+                limit?: components["parameters"]["AssumedLimit"];
                 /** @description Assumed (query parameters not shown): next_cursor of the previous page (the last preparation id); another value: 400 INVALID_CURSOR. */
                 after?: string;
             };
@@ -4994,8 +4996,8 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100 (default 50). */
-                limit?: components["parameters"]["Limit"];
+                /** @description Page size, 1 to 100 (default 50). Assumed: the document does not show this list's query parameters; the list-response limits (at most 100 items and 256 KiB, 50 by default) apply. */
+                limit?: components["parameters"]["AssumedLimit"];
                 /** @description next_cursor of the previous page (assumed). */
                 after?: string;
                 /** @description Filter by delivery status, e.g. FAILED (assumed). */
