@@ -62,6 +62,20 @@ export class MockControl {
       `/_mock/deployments/${id}/retire`,
     )
   /** Extension: the internal Sessions held by a Run's workflow steps. */
+  /** Extension: replaces a key's scopes; open executions that needed a withdrawn scope are canceled. */
+  setKeyScopes = (key: string, scopes: string[]) =>
+    this.call<{ key: string; scopes: string[]; canceled: string[] }>(
+      'POST',
+      `/_mock/keys/${key}/scopes`,
+      { scopes },
+    )
+  /** Extension: replaces a key's allowed Deployments; its open Turns of a removed one are canceled. */
+  setKeyDeployments = (key: string, deployment_ids: string[]) =>
+    this.call<{ key: string; deployment_ids: string[]; canceled: string[] }>(
+      'POST',
+      `/_mock/keys/${key}/deployments`,
+      { deployment_ids },
+    )
   runSessions = (runId: string) =>
     this.call<{ run_id: string; session_ids: string[] }>('GET', `/_mock/runs/${runId}/sessions`)
   /** Extension: sets a Project's SU balance (rehearse 402 MINIMUM_SU_REQUIRED). */

@@ -60,27 +60,27 @@ export function visibleSession(deps: Deps, grant: Grant, id: string): SessionRec
 }
 
 /**
- * A Run of the key's Project that is not deleted (DEL-001) and, unless `withExpiredContent`, not past its
- * content retention (RET-010); else 404 NOT_FOUND. Assumed: the Run read paths document no 410, so expired
- * Run content is answered 404; a Run event stream judges expiry itself (EVENT_CURSOR_EXPIRED).
+ * A Run of the key's Project that is not deleted (DEL-001); else 404 NOT_FOUND. RET-013: a Run past its content
+ * retention (RET-010) is 410 on every read path (detail, outputs, events, cancel, delete, actions). Assumed
+ * code: SESSION_EXPIRED with details.content_expired true (the document names no code for Runs; a Run's
+ * content lives in the internal Sessions of its steps). A Run event stream with a cursor turns it into
+ * EVENT_CURSOR_EXPIRED with content_expired (SSE-019, mock/routes/events.ts).
  */
-export function visibleRun(
-  deps: Deps,
-  grant: Grant,
-  id: string,
-  opts: { withExpiredContent?: boolean } = {},
-): RunRecord {
+export function visibleRun(deps: Deps, grant: Grant, id: string): RunRecord {
   const e = getExecution(deps.db, id)
   if (
     !e ||
     e.kind !== 'RUN' ||
     !e.run ||
     e.project_id !== grant.projectId ||
-    (e.deleted_at ?? null) !== null ||
-    (!opts.withExpiredContent &&
-      runContentExpired(e.completed_at, e.run.retention_days, deps.clock.nowMs()))
+    (e.deleted_at ?? null) !== null
   )
     throw new ApiError('NOT_FOUND', { message: 'No such Run.' })
+  if (runContentExpired(e.completed_at, e.run.retention_days, deps.clock.nowMs()))
+    throw new ApiError('SESSION_EXPIRED', {
+      message: "The Run's content passed its retention (retention_days after the Run ended).",
+      details: { run_id: e.id, content_expired: true },
+    })
   return e as RunRecord
 }
 
@@ -198,7 +198,7 @@ export function accessProblem(
   const grant: Grant = { projectId: key.project_id, deploymentIds: key.deployment_ids }
   try {
     if (aggregate.kind === 'SESSION') visibleSession(deps, grant, aggregate.id)
-    else visibleRun(deps, grant, aggregate.id, { withExpiredContent: true })
+    else visibleRun(deps, grant, aggregate.id)
     return undefined
   } catch (error) {
     if (error instanceof ApiError) return error

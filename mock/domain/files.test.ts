@@ -146,7 +146,7 @@ describe('stored file rules', () => {
         else if (!inSession) expect(problem?.code).toBe('NOT_FOUND')
         // An expired or not-ready file (RET-006), then one bound to another execution (FILE-009).
         else if (!live) expect(problem?.code).toBe('FILE_EXPIRED')
-        else if (!free) expect(problem?.code).toBe('FILE_EXPIRED')
+        else if (!free) expect(problem?.code).toBe('INVALID_INPUT')
         // The Deployment does not accept the type (DEP-005).
         else if (!accepted) expect(problem?.code).toBe('UNSUPPORTED_FILE_TYPE')
       }),

@@ -51,13 +51,15 @@ export type InputFileUse = {
 
 export type InputFileProblem =
   | { code: 'NOT_FOUND'; reason: 'ABSENT' | 'OTHER_SESSION' }
-  | { code: 'FILE_EXPIRED'; reason: 'EXPIRED' | 'NOT_READY' | 'BOUND_TO_ANOTHER_EXECUTION' }
+  | { code: 'FILE_EXPIRED'; reason: 'EXPIRED' | 'NOT_READY' }
+  | { code: 'INVALID_INPUT'; reason: 'BOUND_TO_ANOTHER_EXECUTION' }
   | { code: 'UNSUPPORTED_FILE_TYPE'; reason: 'NOT_ACCEPTED_BY_DEPLOYMENT' }
 
 /**
  * Whether a file may be given as Turn or Run input (SES-006, RET-006, FILE-009, DEP-005), or the error code:
  * NOT_FOUND for an absent, deleted or other Project's file (SVC-002) or another Session's file; FILE_EXPIRED
- * for an expired or not-ready file and (assumed: the document names no code) one bound to another execution;
+ * for an expired or not-ready file; 422 INVALID_INPUT (assumed: the document names no code; its content is not
+ * gone, so not FILE_EXPIRED, which would send the client to upload it again) for one bound to another execution;
  * UNSUPPORTED_FILE_TYPE when the Deployment narrows input types and this one is not among them.
  */
 export function inputFileProblem(
@@ -71,7 +73,7 @@ export function inputFileProblem(
   if (isExpired(file.expires_at, use.nowMs)) return { code: 'FILE_EXPIRED', reason: 'EXPIRED' }
   if (file.status !== 'READY') return { code: 'FILE_EXPIRED', reason: 'NOT_READY' }
   if (file.bound_to !== null && file.bound_to !== use.executionId)
-    return { code: 'FILE_EXPIRED', reason: 'BOUND_TO_ANOTHER_EXECUTION' }
+    return { code: 'INVALID_INPUT', reason: 'BOUND_TO_ANOTHER_EXECUTION' }
   if (
     use.acceptedMimeTypes &&
     !use.acceptedMimeTypes.map(bareMimeType).includes(bareMimeType(file.mime_type))

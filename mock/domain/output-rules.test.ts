@@ -59,7 +59,7 @@ describe('output rules', () => {
     expect(fileCountBreak(9)).toBeUndefined()
     expect(fileCountBreak(10)?.code).toBe('OUTPUT_LIMIT_EXCEEDED')
     expect(storageBreak(90 * MiB, 10 * MiB)).toBeUndefined()
-    expect(storageBreak(90 * MiB, 10 * MiB + 1)?.code).toBe('RUN_STORAGE_LIMIT')
+    expect(storageBreak(90 * MiB, 10 * MiB + 1)?.code).toBe('OUTPUT_LIMIT_EXCEEDED')
   })
 
   it('[ERR-105] allows files inside attachments/ only', () => {

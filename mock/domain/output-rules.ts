@@ -22,7 +22,7 @@ export const JSON_MAX_BYTES = 10 * MiB
 /** SIZE-011: a result file is at most 10 MiB; an execution produces at most 10 result files. */
 export const RESULT_FILE_MAX_BYTES = 10 * MiB
 export const RESULT_FILES_MAX = 10
-/** SIZE-012: the files of one execution are at most 100 MiB in total (RUN_STORAGE_LIMIT). */
+/** SIZE-012: the files of one execution are at most 100 MiB in total. */
 export const EXECUTION_FILES_MAX_BYTES = 100 * MiB
 /** TIME-002: result file preparation may take at most 300 seconds after the execution ends. */
 export const PREPARATION_MAX_S = 300
@@ -37,7 +37,6 @@ export type ResultCode =
   | 'OUTPUT_URL_INVALID'
   | 'INVALID_FILENAME'
   | 'UNSUPPORTED_FILE_TYPE'
-  | 'RUN_STORAGE_LIMIT'
 
 /** A broken rule: the code and an English message for the error object. */
 export type RuleBreak = { code: ResultCode; message: string }
@@ -82,11 +81,15 @@ export const fileCountBreak = (filesSoFar: number): RuleBreak | undefined =>
     ? limit(`The execution returned more than ${RESULT_FILES_MAX} result files.`)
     : undefined
 
-/** SIZE-012: RUN_STORAGE_LIMIT when the execution's files would exceed 100 MiB in total. */
+/**
+ * SIZE-012, ERR-052: a result that would take the execution's files past 100 MiB in total fails it with
+ * OUTPUT_LIMIT_EXCEEDED (the document's in-execution code for a result over a size limit; RUN_STORAGE_LIMIT is
+ * the 413 of uploads).
+ */
 export const storageBreak = (inUse: number, adding: number): RuleBreak | undefined =>
   inUse + adding > EXECUTION_FILES_MAX_BYTES
     ? {
-        code: 'RUN_STORAGE_LIMIT',
+        code: 'OUTPUT_LIMIT_EXCEEDED',
         message: `The files of this execution would take ${inUse + adding} bytes; at most ${EXECUTION_FILES_MAX_BYTES} (100 MiB).`,
       }
     : undefined

@@ -8,8 +8,9 @@
  * | Session: 30 days idle                   | SESSION_IDLE_MS, sessionExpiresAt, sessionExpired         |
  * | File uploaded ahead: 24 hours           | PRE_UPLOAD_RETENTION_MS, uploadedFileExpiresAt            |
  * | Session files: 30 days from upload, or  | SESSION_FILE_RETENTION_MS, uploadedFileExpiresAt,         |
- * |   from first use as Turn input          |   BOUND_FILE_RETENTION_MS, boundFileExpiresAt             |
- * | Run files: until the Run deadline and   | runFileExpiresAt                                          |
+ * |   from first use as Turn input          |   BOUND_FILE_RETENTION_MS, boundFileExpiresAt,            |
+ * |                                         |   boundInputExpiresAt                                     |
+ * | Run files: until the Run deadline and   | runFileExpiresAt, runEndedFilesExpireAt                   |
  * |   end of Run content retention          |                                                           |
  * | Event and Item content: at most 30 days | EVENT_RETENTION_MS, eventExpired, eventsVisibleSince      |
  * | Run content: 30 days after the end;     | DEFAULT_RUN_RETENTION_DAYS, runExpiresAt,                 |
@@ -82,11 +83,34 @@ export const artifactExpiresAt = (createdAtMs: number): number =>
   createdAtMs + ARTIFACT_RETENTION_MS
 
 /**
- * RET-009: a Run's result file is kept until the Run deadline and the end of its content retention. The file
- * is made before the Run ends, so the end is bounded by the deadline: deadline + retention_days.
+ * RET-009: a Run's files (input files bound to it and its result files) are kept until the Run deadline and
+ * the end of its content retention. While the Run runs its end is unknown, so the bound is the deadline plus
+ * retention_days; when it ends, runEndedFilesExpireAt gives the exact instant.
  */
 export const runFileExpiresAt = (deadlineAtMs: number, retentionDays: number): number =>
   deadlineAtMs + retentionDays * DAY_MS
+
+/**
+ * RET-009, RET-010: once a Run ended, its files expire with its content (completed_at + retention_days), or at
+ * its deadline if that were later (never: a Run ends by its deadline and keeps its content at least a day).
+ */
+export const runEndedFilesExpireAt = (
+  completedAtMs: number,
+  deadlineAtMs: number,
+  retentionDays: number,
+): number => Math.max(deadlineAtMs, completedAtMs + retentionDays * DAY_MS)
+
+/**
+ * RET-007, RET-008: the expiry of an input file when it is bound to an execution. A Session file keeps its
+ * expiry (30 days from upload; using the Session does not extend it); a pre-uploaded file given to a Turn gets
+ * 30 days from that moment; one given to a Run lives with the Run's files (`runFilesUntilMs`).
+ */
+export const boundInputExpiresAt = (
+  file: { expiresAtMs: number; inSession: boolean },
+  boundAtMs: number,
+  runFilesUntilMs?: number,
+): number =>
+  file.inSession ? file.expiresAtMs : (runFilesUntilMs ?? boundFileExpiresAt(boundAtMs))
 
 /** RET-010: Run content is kept retention_days after the Run ends; null while it runs. */
 export const runExpiresAt = (completedAt: number | null, retentionDays: number): number | null =>

@@ -8,8 +8,9 @@ import type { ErrorObject, ValidateFunction } from 'ajv'
 import type { components } from '../../spec/index.js'
 import type { AuthInfo, Deps } from '../deps.js'
 import { JSON_LIMITS_TEXT, jsonLimitProblem } from '../domain/json-limits.js'
-import { DEFAULT_RUN_RETENTION_DAYS } from '../domain/retention.js'
+import { DEFAULT_RUN_RETENTION_DAYS, runFileExpiresAt } from '../domain/retention.js'
 import { ApiError, apiErrorOf } from '../errors.js'
+import type { InputFileProblem } from '../domain/files.js'
 import { interactiveActionsEnabled } from '../store/actions.js'
 import type { Deployment, OutputContract } from '../store/deployments.js'
 import {
@@ -32,6 +33,17 @@ import { getFixtureScenario, takeScenario } from '../store/scenarios.js'
 import { checkProjectBudget } from './ledger.js'
 import { acceptExecution, PROJECT_CONCURRENCY } from './lifecycle.js'
 import { BUILTIN_SCENARIOS, DEFAULT_SCENARIO, type ScenarioStep } from './scenarios.js'
+
+/** The error of an input file that cannot be used (FILE-009, SES-006, RET-006, DEP-005). */
+function inputFileError(problem: InputFileProblem, fileId: string, what: string): ApiError {
+  const opts = {
+    message: `${what} cannot be used (${problem.reason}).`,
+    details: { file_id: fileId, reason: problem.reason },
+  }
+  return problem.code === 'INVALID_INPUT'
+    ? new ApiError('INVALID_INPUT', { status: 422, ...opts })
+    : apiErrorOf(problem.code, opts)
+}
 
 /** ExecutionLimits defaults of a Turn (Turn input and request options). */
 const TURN_LIMIT_DEFAULTS = { execution_seconds: 3600, max_su: 100, queue_seconds: 600 }
@@ -205,19 +217,15 @@ function acceptTurn(
       executionId: turnId,
       acceptedMimeTypes: deployment.input_mime_types,
     })
-    if (!usable.ok) {
-      throw apiErrorOf(usable.code, {
-        message: `Input file ${fileId} cannot be used (${usable.reason}).`,
-        details: { file_id: fileId, reason: usable.reason },
-      })
-    }
+    if (!usable.ok) throw inputFileError(usable, fileId, `Input file ${fileId}`)
   }
   checkConcurrency(deps, auth.projectId, countAdmitted(deps.db, auth.projectId))
   reserveSu(deps, auth.projectId, limits.max_su)
   const scenario = nextScenario(deps, deployment.id, deployment.outputs)
   updateSession(deps.db, session.id, { last_activity_at: nowMs })
   // RET-007: a file given as Turn input is kept 30 days from now and belongs to this Session.
-  for (const fileId of files) bindFileToExecution(deps.db, fileId, turnId, nowMs, session.id)
+  for (const fileId of files)
+    bindFileToExecution(deps.db, fileId, turnId, nowMs, { sessionId: session.id })
   return acceptExecution(deps, {
     id: turnId,
     kind: 'TURN',
@@ -290,11 +298,13 @@ export function acceptRun(
       details: { workflow_id: workflow.id, reason: 'NOT_AVAILABLE' },
     })
   }
-  // STATE-026 (state rule 3). Assumed code: the document names none; the requested version is no longer
-  // the published one, so it is answered as an unpublished workflow (409 WORKFLOW_UNAVAILABLE).
+  // STATE-026 (state rule 3). Assumed code: the document names none. The client holds a stale description:
+  // its next step is to read the workflow again (not to wait, as WORKFLOW_UNAVAILABLE says), so 422
+  // INVALID_INPUT with details.reason PUBLISHED_VERSION_MISMATCH and the current published_version.
   if (body.published_version !== workflow.published_version) {
-    throw new ApiError('WORKFLOW_UNAVAILABLE', {
-      message: `published_version ${body.published_version} is not the current published version (${workflow.published_version}).`,
+    throw new ApiError('INVALID_INPUT', {
+      status: 422,
+      message: `published_version ${body.published_version} is not the current published version (${workflow.published_version}); read the workflow again.`,
       details: {
         workflow_id: workflow.id,
         reason: 'PUBLISHED_VERSION_MISMATCH',
@@ -341,13 +351,7 @@ export function acceptRun(
       nowMs,
       executionId: runId,
     })
-    if (!usable.ok) {
-      const opts = {
-        message: `file_ids: ${fileId} cannot be used (${usable.reason}).`,
-        details: { file_id: fileId, reason: usable.reason },
-      }
-      throw apiErrorOf(usable.code, opts)
-    }
+    if (!usable.ok) throw inputFileError(usable, fileId, `file_ids: ${fileId}`)
   }
   checkConcurrency(deps, auth.projectId, countAdmitted(deps.db, auth.projectId))
   reserveSu(deps, auth.projectId, limits.max_su)
@@ -379,7 +383,10 @@ export function acceptRun(
       file_ids: fileIds,
     },
   })
-  for (const fileId of fileIds) bindFileToExecution(deps.db, fileId, run.id, nowMs)
+  // RET-009: a Run's input files live until its deadline and the end of its content retention.
+  const runFilesUntilMs = runFileExpiresAt(run.run!.deadline_at, run.run!.retention_days)
+  for (const fileId of fileIds)
+    bindFileToExecution(deps.db, fileId, run.id, nowMs, { runFilesUntilMs })
   // Run request rule 6: the workflow's steps hold an internal Session (deployment_id is the workflow's id);
   // Session paths refuse it with 409 WORKFLOW_MANAGED_SESSION. GET /_mock/runs/{id}/sessions lists it.
   insertSession(deps.db, {

@@ -88,6 +88,24 @@ export function budgetView(
  * (DAILY or MONTHLY), reset_at (the window's end), budget_su, spent_su, reserved_su, requested_su.
  */
 export function checkProjectBudget(deps: Deps, projectId: string, requestSu: number): void {
+  const found = projectBudgetRefusal(deps, projectId, requestSu)
+  if (!found) return
+  const { refusal, resetMs } = found
+  throw new ApiError('PROJECT_BUDGET_EXCEEDED', {
+    message: `The Project's ${refusal.window === 'DAILY' ? 'daily' : 'monthly'} SU budget (${refusal.budget_su} SU, UTC window) would be exceeded; it resets at ${new Date(resetMs).toISOString()}.`,
+    details: { ...refusal, reset_at: new Date(resetMs).toISOString() },
+  })
+}
+
+/** Whether reserving requestSu now keeps the Project's day and month within budget (a waiting execution starts). */
+export const fitsProjectBudget = (deps: Deps, projectId: string, requestSu: number): boolean =>
+  projectBudgetRefusal(deps, projectId, requestSu) === undefined
+
+/**
+ * The budget window that reserving requestSu would pass: settled spend in the UTC day or month plus the
+ * reservations of running executions (openCommitted) plus requestSu, against the Project's budgets.
+ */
+function projectBudgetRefusal(deps: Deps, projectId: string, requestSu: number) {
   const project = getProject(deps.db, projectId)!
   const nowMs = deps.clock.nowMs()
   const day = utcDayWindow(nowMs)
@@ -103,12 +121,8 @@ export function checkProjectBudget(deps: Deps, projectId: string, requestSu: num
     },
     requestSu,
   })
-  if (!refusal) return
-  const resetMs = refusal.window === 'DAILY' ? day.endMs : month.endMs
-  throw new ApiError('PROJECT_BUDGET_EXCEEDED', {
-    message: `The Project's ${refusal.window === 'DAILY' ? 'daily' : 'monthly'} SU budget (${refusal.budget_su} SU, UTC window) would be exceeded; it resets at ${new Date(resetMs).toISOString()}.`,
-    details: { ...refusal, reset_at: new Date(resetMs).toISOString() },
-  })
+  if (!refusal) return undefined
+  return { refusal, resetMs: refusal.window === 'DAILY' ? day.endMs : month.endMs }
 }
 
 /**

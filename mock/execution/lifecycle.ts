@@ -7,8 +7,11 @@
 import type { components, ErrorCode } from '../../spec/index.js'
 import type { Deps } from '../deps.js'
 import { runEnd, runQueueWindowS } from '../domain/run.js'
+import { getDeployment } from '../store/deployments.js'
+import { runEndedFilesExpireAt } from '../domain/retention.js'
+import { setExecutionFilesExpiry } from '../store/files.js'
 import { chargeProject, getApiKey } from '../store/projects.js'
-import { recordUsage } from './ledger.js'
+import { fitsProjectBudget, recordUsage } from './ledger.js'
 import {
   countAdmitted,
   insertExecution,
@@ -136,6 +139,13 @@ export function finishExecution(
   chargeProject(db, e.project_id, e.spent_su)
   recordUsage(deps, e) // SU ledger: GET /v1/usage and the budget windows (execution/ledger.ts)
   scheduler.cancelSubject(e.id)
+  // RET-009: a Run's files (inputs and results) expire with its content from now on.
+  if (e.run)
+    setExecutionFilesExpiry(
+      db,
+      e.id,
+      runEndedFilesExpireAt(nowMs, e.run.deadline_at, e.run.retention_days),
+    )
   // RUN-011: a Run's outputs were held back; they are published together with the terminal status.
   if (e.kind === 'RUN') {
     for (const item of listOutputs(db, e.id, -1, 1000).items)
@@ -168,7 +178,12 @@ export function requestRunCancel(deps: Deps, e: ExecutionRecord): void {
 function admitWaiting(deps: Deps, projectId: string, nowMs: number): void {
   const free = PROJECT_CONCURRENCY - countAdmitted(deps.db, projectId)
   if (free <= 0) return
-  for (const next of waitingExecutions(deps.db, projectId, free)) admit(deps, next, nowMs)
+  // BUD-003, BUD-007: a waiting execution reserves its max_su when it starts; first come, first served, so
+  // one whose max_su does not fit the Project's budget now keeps waiting (and those behind it).
+  for (const next of waitingExecutions(deps.db, projectId, free)) {
+    if (!fitsProjectBudget(deps, projectId, next.max_su)) return
+    admit(deps, next, nowMs)
+  }
 }
 
 /** Moves a live execution to another non-terminal status and tells the listeners. */
@@ -185,15 +200,23 @@ export function publishOutput(deps: Deps, e: ExecutionRecord, item: OutputItem):
   if (e.kind !== 'RUN') emit(deps, { type: 'output', execution: e, item })
 }
 
-/** Ends an execution whose script succeeded: a Turn SUCCEEDED, a Run by its frozen contract. */
+/**
+ * Ends an execution whose script succeeded, by its result contract: a Run's frozen at acceptance, a Turn's its
+ * Deployment's (fixed at publication). STATE-016, ERR-106: a missing required output is FAILED OUTPUT_MISSING;
+ * STATE-018, STATE-028: PARTIALLY_SUCCEEDED only for a Run whose workflow allows partial results (a Turn has
+ * no such status).
+ */
 export function endOnOwnTerms(deps: Deps, e: ExecutionRecord): void {
-  if (!e.run) return finishExecution(deps, e, 'SUCCEEDED')
-  // STATE-016, STATE-018, STATE-028: the Run's frozen contract decides how it ends.
+  const contract = e.run
+    ? e.run.outputs
+    : e.deployment_id === null
+      ? []
+      : (getDeployment(deps.db, e.deployment_id)?.outputs ?? [])
   const produced = listOutputs(deps.db, e.id, -1, 1000).items.map((o) => ({
     key: o.key,
     error: o.error ?? null,
   }))
-  const end = runEnd(e.run.outputs, e.run.allows_partial, produced)
+  const end = runEnd(contract, e.run?.allows_partial ?? false, produced)
   return end.status === 'FAILED'
     ? finishExecution(deps, e, 'FAILED', end.code, end.message)
     : finishExecution(deps, e, end.status)

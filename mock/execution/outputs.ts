@@ -11,7 +11,7 @@
  *   TEXT: OUTPUT_CONTAINS_CREDENTIALS, then contact details are masked, OUTPUT_SCHEMA_MISMATCH (contract type);
  *   URL:  OUTPUT_CONTAINS_CREDENTIALS, OUTPUT_URL_INVALID, OUTPUT_SCHEMA_MISMATCH (contract type).
  * Then the execution-wide rules when a file is stored: the 11th FILE result (OUTPUT_LIMIT_EXCEEDED) and 100 MiB
- * of files in total (RUN_STORAGE_LIMIT).
+ * of files in total (OUTPUT_LIMIT_EXCEEDED).
  *
  * A Turn fails at once with the broken rule's code. A Run keeps the item with `error` set (no value, no file)
  * and its end rules (runEnd) decide: FAILED with the code, or PARTIALLY_SUCCEEDED for an optional output when
@@ -22,6 +22,7 @@ import type { Deps } from '../deps.js'
 import type { TimerKinds } from '../clock/timer-kinds.js'
 import { sha256Hex } from '../domain/files.js'
 import { jsonShape } from '../domain/json-limits.js'
+import { fittingCount } from '../domain/list-limits.js'
 import {
   contractBreak,
   fileCountBreak,
@@ -44,6 +45,7 @@ import { getDeployment } from '../store/deployments.js'
 import { executionFileBytes } from '../store/execution-files.js'
 import {
   getExecution,
+  listOutputRows,
   listOutputs,
   type ExecutionRecord,
   type ExecutionStatus,
@@ -258,7 +260,7 @@ export function produceOutput(
         countsAsFile: true,
         readyAtMs: prepared ? prepared.readyAtMs : undefined,
       })
-      // The 11th file and RUN_STORAGE_LIMIT are execution-wide: they end a Run at once as well.
+      // The 11th file and the 100 MiB total are execution-wide: they end a Run at once as well.
       if (isBreak(stored)) return { fail: stored }
       return {
         item: {
@@ -500,4 +502,29 @@ export function registerOutputTimers(kinds: TimerKinds, hooks: EndHooks): void {
         `Result file preparation passed its deadline (${PREPARATION_MAX_S} s after the execution ended).`,
       )
   })
+}
+
+/**
+ * SIZE-014, SES-022, RUN-017: a page of an execution's published outputs after `afterPosition`: at most `limit`
+ * items, ending before the response passes 256 KiB (`overheadBytes`: the rest of the body). `last`: the
+ * position of the page's last item (the next page's cursor); `more`: whether outputs remain after it.
+ */
+export function outputsPage(
+  deps: Deps,
+  executionId: string,
+  afterPosition: number,
+  limit: number,
+  overheadBytes: number,
+): { items: OutputItem[]; last: number; more: boolean } {
+  const rows = listOutputRows(deps.db, executionId, afterPosition, limit + 1)
+  const candidates = presentOutputs(
+    deps,
+    rows.slice(0, limit).map((r) => r.item),
+  )
+  const n = fittingCount(candidates, overheadBytes)
+  return {
+    items: candidates.slice(0, n),
+    last: n > 0 ? rows[n - 1]!.position : afterPosition,
+    more: rows.length > n,
+  }
 }

@@ -44,13 +44,13 @@ describe('scenarios', () => {
     ])
   })
 
-  it('leaves slow without a terminal step and limits partial and missing-output to Runs', () => {
+  it('leaves slow without a terminal step, limits partial to Runs and applies missing-output to both', () => {
     const byName = new Map(BUILTIN_SCENARIOS.map((s) => [s.name, s]))
     expect(byName.get('slow')?.steps.some((s) => s.step === 'succeed' || s.step === 'fail')).toBe(
       false,
     )
     expect(byName.get('partial')?.applies_to).toEqual(['workflow'])
-    expect(byName.get('missing-output')?.applies_to).toEqual(['workflow'])
+    expect(byName.get('missing-output')?.applies_to).toEqual(['deployment', 'workflow'])
   })
 
   it('reports each problem of an invalid scenario with its step', () => {

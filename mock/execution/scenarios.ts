@@ -202,7 +202,7 @@ export const RESULT_RULE_SCENARIOS: readonly ScenarioDefinition[] = [
   {
     name: 'storage-limit',
     description:
-      'ten FILE outputs of 10 MiB and a 70,000-byte TEXT delivered as a file at 4: the files of the execution exceed 100 MiB, FAILED with RUN_STORAGE_LIMIT',
+      'ten FILE outputs of 10 MiB and a 70,000-byte TEXT delivered as a file at 4: the files of the execution would pass 100 MiB, FAILED with OUTPUT_LIMIT_EXCEEDED',
     applies_to: BOTH,
     steps: producing(
       ...Array.from({ length: 10 }, (_, i): OutputSpec => ({
@@ -332,6 +332,35 @@ export const RESULT_RULE_SCENARIOS: readonly ScenarioDefinition[] = [
       type: 'TEXT',
       text: 'Call Jane on +1 415 555 0100 or write to jane.doe@example.com.',
     }),
+  },
+  {
+    name: 'large-outputs',
+    description:
+      'the required TEXT output and five more TEXT outputs of 58,800 characters each (inline, under 64 KiB) at 4: SUCCEEDED at 5; the outputs together pass 256 KiB, so their list is split into pages',
+    applies_to: BOTH,
+    steps: producing(
+      { contract: 'required', type: 'TEXT', text: 'The summary.' },
+      ...Array.from({ length: 5 }, (_, i): OutputSpec => ({
+        key: `part-${i + 1}`,
+        type: 'TEXT',
+        text: 'Lorem ipsum dolor sit amet. ',
+        repeat: 2_100,
+      })),
+    ),
+  },
+  {
+    name: 'fifty-outputs',
+    description:
+      'the required TEXT output and 49 more small TEXT outputs at 4 (exactly one default page of 50): SUCCEEDED at 5',
+    applies_to: BOTH,
+    steps: producing(
+      { contract: 'required', type: 'TEXT', text: 'The summary.' },
+      ...Array.from({ length: 49 }, (_, i): OutputSpec => ({
+        key: `note-${i + 1}`,
+        type: 'TEXT',
+        text: `Note ${i + 1}.`,
+      })),
+    ),
   },
   {
     name: 'partial-bad-url',
@@ -704,8 +733,9 @@ export const BUILTIN_SCENARIOS: readonly ScenarioDefinition[] = [
   },
   {
     name: 'missing-output',
-    description: '(Runs) a required output is not produced; FAILED with OUTPUT_MISSING',
-    applies_to: ['workflow'],
+    description:
+      'a required output (of the Deployment or Workflow result contract) is not produced; FAILED with OUTPUT_MISSING (Turns and Runs)',
+    applies_to: BOTH,
     steps: [
       { at: 1, step: 'running' },
       { at: 4, step: 'spend', su: SMALL_SU },

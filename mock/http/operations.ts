@@ -4,6 +4,7 @@
  * required, and where its request body and query schemas live. Route modules only name an operationId and
  * give a handler; everything the document says about the request comes from here.
  */
+import { lazy } from '../util/memo.js'
 import { escapePointer, loadOpenApi, type OpenApiDocument } from '../../spec/index.js'
 import type { RateClass } from '../domain/rate-limits.js'
 
@@ -23,12 +24,20 @@ export type OperationSpec = {
   honoPath: string
   security: Security
   rateClass: RateClass | undefined
+  /** The operation requires Idempotency-Key. */
   idempotent: boolean
+  /** The operation takes an optional Idempotency-Key: honoured (stored answer, conflicts) when sent. */
+  idempotencyOptional: boolean
   body:
     | { mediaType: 'application/json' | 'multipart/form-data'; pointer: string; required: boolean }
     | undefined
   query: QueryParam[]
   assumed: boolean
+  /**
+   * `x-scope-by-body`: which of the security alternatives applies depends on the body, so the handler checks
+   * the scopes (after validation) and answers with the code the document gives for the body's kind.
+   */
+  scopeByBody: boolean
 }
 
 type Json = Record<string, unknown>
@@ -69,13 +78,12 @@ export function loadOperations(doc: OpenApiDocument = loadOpenApi()): Map<string
       }))
       const query: QueryParam[] = []
       let idempotent = false
+      let idempotencyOptional = false
       for (const { p, i, own } of params) {
-        if (
-          p.in === 'header' &&
-          String(p.name).toLowerCase() === 'idempotency-key' &&
-          p.required === true
-        )
-          idempotent = true
+        if (p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key') {
+          if (p.required === true) idempotent = true
+          else idempotencyOptional = true
+        }
         if (p.in === 'query' && p.name !== 'token') {
           const raw = own ? (op.parameters as unknown[])[i - shared.length] : shared[i]
           const ref = (raw as Json).$ref
@@ -113,9 +121,11 @@ export function loadOperations(doc: OpenApiDocument = loadOpenApi()): Map<string
         security: securityOf(doc, op),
         rateClass,
         idempotent,
+        idempotencyOptional,
         body,
         query,
         assumed: op['x-assumed'] === true,
+        scopeByBody: op['x-scope-by-body'] !== undefined,
       })
     }
   }
@@ -130,3 +140,17 @@ export function delegatedAccessNames(doc: OpenApiDocument = loadOpenApi()): {
   const ext = (doc['x-delegated-access'] ?? {}) as { headers?: string[]; query?: string[] }
   return { headers: (ext.headers ?? []).map((h) => h.toLowerCase()), query: ext.query ?? [] }
 }
+
+/**
+ * STATE-019: the scopes an execution needs for as long as it runs, by kind: those of the operation that
+ * accepted it (createRun: workflows:run; Session creation: none, x-assumed-scope). Each entry lists
+ * alternatives; one of them held in full is enough.
+ */
+export const acceptScopes = lazy((): Record<'RUN' | 'TURN', string[][]> => {
+  const ops = loadOperations()
+  const scopesOf = (operationId: string): string[][] => {
+    const security = ops.get(operationId)?.security
+    return security?.kind === 'apiKey' ? security.scopes : [[]]
+  }
+  return { RUN: scopesOf('createRun'), TURN: scopesOf('createSession') }
+})

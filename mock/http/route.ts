@@ -19,7 +19,11 @@ import { authenticateOwner } from '../middleware/owner-token.js'
 import { rateLimit } from '../middleware/rate-limit.js'
 import { readBody } from '../middleware/request-body.js'
 import { checkCorrelationId, refuseDelegatedAccess } from '../middleware/request-headers.js'
-import { requireIdempotencyKey, validateRequest } from '../middleware/validate.js'
+import {
+  optionalIdempotencyKey,
+  requireIdempotencyKey,
+  validateRequest,
+} from '../middleware/validate.js'
 import { liveReceipt, putIdempotency } from '../store/idempotency.js'
 import { loadOperations, type OperationSpec } from './operations.js'
 import {
@@ -60,7 +64,8 @@ export function pipeline(op: OperationSpec): MiddlewareHandler<Env>[] {
       authenticateApiKey(),
       refuseDelegatedAccess(),
       checkCorrelationId(),
-      requireScopes(op.security.scopes),
+      // x-scope-by-body: the handler checks the scope the body's kind needs (its own refusal code).
+      ...(op.scopeByBody ? [] : [requireScopes(op.security.scopes)]),
     )
   } else if (op.security.kind === 'ownerToken') {
     chain.push(authenticateOwner())
@@ -68,6 +73,7 @@ export function pipeline(op: OperationSpec): MiddlewareHandler<Env>[] {
     chain.push(refuseDelegatedAccess(), checkCorrelationId())
   }
   if (op.idempotent) chain.push(requireIdempotencyKey())
+  else if (op.idempotencyOptional) chain.push(optionalIdempotencyKey())
   chain.push(...readBody(op), validateRequest(op))
   // RATE (assumed accounting): a request counts once it passed validation; see middleware/rate-limit.ts.
   if (op.rateClass && op.security.kind === 'apiKey') chain.push(rateLimit(op.rateClass))
@@ -103,7 +109,8 @@ export function route<O extends OperationId>(
       const prepared = await opts.prepare(c, requestOf<O>(c, op))
       c.set('input', { ...c.var.input!, ...prepared })
     }
-    const reply = op.idempotent ? idempotent(c, op, run) : await run(c, requestOf(c, op))
+    const keyed = op.idempotent || (op.idempotencyOptional && c.var.input?.idempotencyKey)
+    const reply = keyed ? idempotent(c, op, run) : await run(c, requestOf(c, op))
     return reply instanceof Response ? reply : render(c, reply)
   }
   app.on([op.method], [op.honoPath.slice(mount.length)], ...pipeline(op), serve)

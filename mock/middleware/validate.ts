@@ -2,14 +2,19 @@
  * Request validation driven by spec/openapi.yaml: the schemas are compiled once with ajv and nothing here
  * re-types a field rule. Idempotency-Key must be 1-256 bytes (422 INVALID_IDEMPOTENCY_KEY); a body that breaks
  * its schema is 422 INVALID_INPUT, or 422 LIMIT_OUT_OF_RANGE when only `limits` values are out of range
- * (never lowered); a query value that breaks its schema is 400 INVALID_INPUT, a malformed cursor 400
+ * (never lowered); a query value that breaks its schema is 422 INVALID_INPUT, a malformed cursor 400
  * INVALID_CURSOR. An absent body of an EmptyInput operation counts as {}.
  */
 import type { ErrorObject } from 'ajv'
 import type { MiddlewareHandler } from 'hono'
-import { loadOpenApi, openApiQuerySchemas, openApiSchemas } from '../../spec/index.js'
+import {
+  loadOpenApi,
+  openApiQuerySchemas,
+  openApiSchemas,
+  type HttpErrorCode,
+} from '../../spec/index.js'
 import type { Env } from '../deps.js'
-import { ApiError } from '../errors.js'
+import { ApiError, apiErrorOf } from '../errors.js'
 import type { OperationSpec } from '../http/operations.js'
 
 const doc = loadOpenApi()
@@ -17,6 +22,22 @@ const bodies = openApiSchemas()
 const queries = openApiQuerySchemas()
 
 const RANGE_KEYWORDS = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'])
+
+/**
+ * Top-level body properties whose own schema names the code a breach of it earns (`x-error-code`, e.g.
+ * file_ids: more than 20 or one listed twice is 422 TOO_MANY_FILES): instance path -> code.
+ */
+function propertyCodes(pointer: string): Map<string, HttpErrorCode> {
+  let schema = schemaAt(pointer)
+  while (typeof schema.$ref === 'string') schema = schemaAt(schema.$ref)
+  const codes = new Map<string, HttpErrorCode>()
+  const props = (schema.properties ?? {}) as Record<string, Record<string, unknown>>
+  for (const [name, prop] of Object.entries(props)) {
+    const code = prop['x-error-code']
+    if (typeof code === 'string') codes.set(`/${name}`, code as HttpErrorCode)
+  }
+  return codes
+}
 
 /** The JSON schema object at a pointer of the document (to see whether a body is EmptyInput). */
 const schemaAt = (pointer: string): Record<string, unknown> =>
@@ -59,9 +80,19 @@ export const requireIdempotencyKey = (): MiddlewareHandler<Env> =>
     await next()
   }
 
+/** An optional Idempotency-Key (closeSession): when sent, the same checks as a required one. */
+export const optionalIdempotencyKey = (): MiddlewareHandler<Env> => {
+  const check = requireIdempotencyKey()
+  return async function optionalIdempotencyKey(c, next) {
+    if (c.req.header('Idempotency-Key') === undefined) await next()
+    else await check(c, next)
+  }
+}
+
 export const validateRequest = (op: OperationSpec): MiddlewareHandler<Env> => {
   const validateBody =
     op.body?.mediaType === 'application/json' ? bodies.at(op.body.pointer) : undefined
+  const codes = op.body ? propertyCodes(op.body.pointer) : new Map<string, HttpErrorCode>()
   const emptyInput = op.body
     ? schemaAt(op.body.pointer).$ref === '#/components/schemas/EmptyInput'
     : false
@@ -76,9 +107,9 @@ export const validateRequest = (op: OperationSpec): MiddlewareHandler<Env> => {
       if (!p.validate(raw)) {
         if (p.name === 'after')
           throw new ApiError('INVALID_CURSOR', { details: { parameter: p.name } })
-        // The operations with query parameters document 400 (request error), not 422.
+        // ERR-023: a value outside its allowed range or schema is 422 (400 is for a bad cursor).
         throw new ApiError('INVALID_INPUT', {
-          status: 400,
+          status: 422,
           message: `Query parameter ${p.name} is out of range or malformed.`,
           details: { parameter: p.name, errors: problems(p.validate.errors) },
         })
@@ -101,6 +132,14 @@ export const validateRequest = (op: OperationSpec): MiddlewareHandler<Env> => {
           errors.every(
             (e) => e.instancePath.startsWith('/limits/') && RANGE_KEYWORDS.has(e.keyword),
           )
+        // A breach of a property that names its own code (SIZE-008: TOO_MANY_FILES) wins over INVALID_INPUT.
+        const own = errors.find((e) => codes.has(e.instancePath))
+        if (own) {
+          throw apiErrorOf(codes.get(own.instancePath)!, {
+            message: `${own.instancePath.slice(1)}: ${own.message ?? own.keyword}.`,
+            details: { errors: problems([own]) },
+          })
+        }
         if (onlyLimits) {
           throw new ApiError('LIMIT_OUT_OF_RANGE', {
             message:

@@ -6,13 +6,15 @@
  *   POST /_mock/keys/{key}/revoke                       -> {key, revoked: true, canceled: [execution ids]}
  *   POST /_mock/keys/{key}/expire  {at?: ISO time}      -> expires now, or at a later virtual time
  *   POST /_mock/deployments/{deployment_id}/retire      -> {id, status: RETIRED, canceled: [...]}
+ *   POST /_mock/keys/{key}/deployments {deployment_ids} -> replaces the key's allowed Deployments; its open
+ *                                                          executions of a removed Deployment are canceled
  *   GET  /_mock/runs/{run_id}/sessions                  -> {run_id, session_ids}: the internal Sessions of a
  *                                                          Run's steps (Session paths refuse them: 409 WORKFLOW_MANAGED_SESSION)
  */
 import { Hono } from 'hono'
-import type { Deps, Env } from '../deps.js'
+import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
-import { finishExecution } from '../execution/lifecycle.js'
+import { revokeExecutions, withdrawnExecutions } from '../execution/withdrawal.js'
 import {
   openExecutionsOfDeployment,
   openExecutionsOfKey,
@@ -23,22 +25,19 @@ import {
 import { getDeployment } from '../store/deployments.js'
 import { getExecution, sessionsOfRun } from '../store/executions.js'
 import { getApiKey } from '../store/projects.js'
+import { setApiKeyDeployments } from '../store/key-scopes.js'
+import { body } from '../http/control-body.js'
+import { acceptScopes } from '../http/operations.js'
+import { controlBodyAjv as ajv } from '../util/ajv.js'
 
-/** Cancels open executions with AUTHORIZATION_REVOKED; returns their ids. */
-export function revokeExecutions(deps: Deps, ids: string[]): string[] {
-  for (const id of ids) {
-    const e = getExecution(deps.db, id)
-    if (e && !e.terminal)
-      finishExecution(
-        deps,
-        e,
-        'CANCELED',
-        'AUTHORIZATION_REVOKED',
-        'The key or Deployment became unusable.',
-      )
-  }
-  return ids
-}
+const deploymentsBody = ajv.compile<{ deployment_ids: string[] }>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['deployment_ids'],
+  properties: {
+    deployment_ids: { type: 'array', uniqueItems: true, items: { type: 'string', minLength: 1 } },
+  },
+})
 
 export function controlAccessRoutes(): Hono<Env> {
   const app = new Hono<Env>()
@@ -95,6 +94,20 @@ export function controlAccessRoutes(): Hono<Env> {
       }),
     )
     return c.json({ id, status: 'RETIRED', canceled })
+  })
+
+  app.post('/keys/:key/deployments', async (c) => {
+    const deps = c.var.deps
+    const key = c.req.param('key')
+    const { deployment_ids } = await body(c, deploymentsBody)
+    const canceled = await deps.scheduler.exclusive(() =>
+      deps.db.tx(() => {
+        if (!setApiKeyDeployments(deps.db, key, deployment_ids))
+          throw new ApiError('NOT_FOUND', { message: `no key ${key}` })
+        return withdrawnExecutions(deps, key, acceptScopes())
+      }),
+    )
+    return c.json({ key, deployment_ids, canceled })
   })
 
   app.get('/runs/:run_id/sessions', (c) => {

@@ -31,6 +31,8 @@ import { artifactDetail } from '../domain/file-views.js'
 import { findSession } from '../access/access.js'
 import { budgetView, rehearseSpend } from '../execution/ledger.js'
 import { setApiKeyScopes } from '../store/key-scopes.js'
+import { withdrawnExecutions } from '../execution/withdrawal.js'
+import { acceptScopes } from '../http/operations.js'
 import { setProjectBudgets } from '../store/usage.js'
 import { changeCandidatePackage } from '../works/preparations.js'
 import { controlBodyAjv as ajv } from '../util/ajv.js'
@@ -321,13 +323,21 @@ export function controlRoutes(): Hono<Env> {
     return c.json({ project_id: projectId, ...budgetView(c.var.deps, projectId)! })
   })
 
-  // Extension: replace a key's scopes (rehearse INSUFFICIENT_SCOPE or a key without works:approve).
+  // Extension: replace a key's scopes (rehearse INSUFFICIENT_SCOPE, a key without works:approve, or a
+  // withdrawn scope canceling running work).
   app.post('/keys/:key/scopes', async (c) => {
     const { scopes } = await body(c, scopesBody)
     const key = c.req.param('key')
-    if (!setApiKeyScopes(c.var.deps.db, key, scopes))
-      throw new ApiError('NOT_FOUND', { message: `no API key "${key}"` })
-    return c.json({ key, scopes })
+    const deps = c.var.deps
+    // STATE-019: open executions of the key that needed a withdrawn scope end AUTHORIZATION_REVOKED.
+    const canceled = await deps.scheduler.exclusive(() =>
+      deps.db.tx(() => {
+        if (!setApiKeyScopes(deps.db, key, scopes))
+          throw new ApiError('NOT_FOUND', { message: `no API key "${key}"` })
+        return withdrawnExecutions(deps, key, acceptScopes())
+      }),
+    )
+    return c.json({ key, scopes, canceled })
   })
 
   // Extension: the candidate setup of a preparation changes (a scope confirmation of the old one: PACKAGE_CHANGED).

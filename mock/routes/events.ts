@@ -6,7 +6,7 @@
  */
 import type { Context, Hono } from 'hono'
 import type { Deps, Env } from '../deps.js'
-import { DEFAULT_RUN_RETENTION_DAYS, eventExpired, runContentExpired } from '../domain/retention.js'
+import { eventExpired } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
 import { accessProblem, type Aggregate } from '../access/access.js'
 import { openStream, SSE_HEADERS, type OpenStreamOptions } from '../events/sse.js'
@@ -14,7 +14,7 @@ import type { StreamAction } from '../faults/rules.js'
 import { route } from '../http/route.js'
 import type { TypedRequest } from '../http/typed.js'
 import { getEvent } from '../store/events.js'
-import { getExecution, latestTurnOfSession } from '../store/executions.js'
+import { latestTurnOfSession } from '../store/executions.js'
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
 
@@ -131,13 +131,10 @@ export function eventRoutes(app: Hono<Env>): void {
     const cursor = requestCursor(c, req)
     const aggregate: Aggregate = { kind: 'RUN', id: req.params.run_id }
     const problem = accessProblem(deps, req.auth.key, aggregate)
-    if (problem) throw problem
-    const run = getExecution(deps.db, aggregate.id)!
-    const contentExpired = runContentExpired(
-      run.completed_at,
-      run.run?.retention_days ?? DEFAULT_RUN_RETENTION_DAYS,
-      deps.clock.nowMs(),
-    )
+    // RET-013, SSE-019: as for a Session, a Run past its content retention is 410; with a cursor, the
+    // cursor's EVENT_CURSOR_EXPIRED with content_expired true.
+    const contentExpired = problem?.code === 'SESSION_EXPIRED'
+    if (problem && !(contentExpired && cursor !== undefined)) throw problem
     const recovery = (): Recovery => ({
       state_url: `/v1/runs/${aggregate.id}`,
       items_url: `/v1/runs/${aggregate.id}/outputs`,

@@ -8,22 +8,17 @@ import type { Hono } from 'hono'
 import { visibleSession } from '../access/access.js'
 import type { Env } from '../deps.js'
 import { eventsVisibleSince } from '../domain/retention.js'
+import { DEFAULT_LIST_ITEMS, fittingCount, pageOverheadBytes } from '../domain/list-limits.js'
 import { ApiError } from '../errors.js'
 import { itemEnvelope } from '../events/public.js'
 import { route } from '../http/route.js'
 import { getEvent, visibleEventsAfter } from '../store/events.js'
 
-const DEFAULT_LIMIT = 50
-/** List responses: at most 256 KiB (Sizes and counts); a page stops before it would pass that. */
-const MAX_PAGE_BYTES = 256 * 1024
-/** {"items":[],"next_cursor":"<uuid>"} around the items. */
-const PAGE_OVERHEAD_BYTES = 64
-
 export function itemRoutes(app: Hono<Env>): void {
   route(app, 'listSessionItems', (c, req) => {
     const deps = c.var.deps
     const session = visibleSession(c.var.deps, req.auth, req.params.session_id)
-    const { limit = DEFAULT_LIMIT, after } = req.query
+    const { limit = DEFAULT_LIST_ITEMS, after } = req.query
     let afterSequence = 0
     if (after !== undefined) {
       const cursor = getEvent(deps.db, after)
@@ -36,15 +31,12 @@ export function itemRoutes(app: Hono<Env>): void {
     }
     const since = eventsVisibleSince(deps.clock.nowMs())
     const rows = visibleEventsAfter(deps.db, session.id, afterSequence, since, limit + 1)
-    const items: ReturnType<typeof itemEnvelope>[] = []
-    let bytes = PAGE_OVERHEAD_BYTES
-    for (const row of rows.slice(0, limit)) {
-      const item = itemEnvelope(row)
-      const size = Buffer.byteLength(JSON.stringify(item)) + 1
-      if (items.length > 0 && bytes + size > MAX_PAGE_BYTES) break
-      items.push(item)
-      bytes += size
-    }
+    // SIZE-014: the page ends before the response passes 256 KiB.
+    const candidates = rows.slice(0, limit).map(itemEnvelope)
+    const items = candidates.slice(
+      0,
+      fittingCount(candidates, pageOverheadBytes({ items: [], next_cursor: null })),
+    )
     const more = rows.length > items.length
     return {
       status: 200,

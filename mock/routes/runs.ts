@@ -23,12 +23,11 @@ import { finishExecution, requestRunCancel } from '../execution/lifecycle.js'
 import { reviewTooLarge } from '../domain/actions.js'
 import { route } from '../http/route.js'
 import type { Schema } from '../http/typed.js'
-import { listOutputs, saveExecution, type RunRecord } from '../store/executions.js'
+import { saveExecution, type RunRecord } from '../store/executions.js'
 import { deleteExecutionArtifacts } from '../store/files.js'
-import { presentOutputs } from '../execution/outputs.js'
+import { outputsPage } from '../execution/outputs.js'
+import { DEFAULT_LIST_ITEMS, pageOverheadBytes } from '../domain/list-limits.js'
 import { decodeCursor, encodeCursor } from '../http/cursors.js'
-
-const DEFAULT_PAGE = 50
 
 function iso(ms: number): string
 function iso(ms: number | null): string | null
@@ -67,22 +66,25 @@ function pendingActionsField(deps: Deps, r: RunRecord) {
   return pending.length > 0 ? { required_actions: pending } : {}
 }
 
-/** A page of a Run's outputs: RUN-010, RUN-011 none before the Run ends, then the published list. */
-function outputPage(deps: Deps, r: RunRecord, after: number, limit: number) {
+/**
+ * A page of a Run's outputs: RUN-010, RUN-011 none before the Run ends, then the published list; SIZE-014 the
+ * page ends before the response passes 256 KiB (`around`: the rest of the response body).
+ */
+function outputPage(deps: Deps, r: RunRecord, after: number, limit: number, around: object) {
   if (!r.terminal) return { items: [], next_cursor: null }
-  const page = listOutputs(deps.db, r.id, after, limit)
-  const more = listOutputs(deps.db, r.id, page.last, 1).items.length > 0
   // OUT-004: items whose file retention passed show EXPIRED with ARTIFACT_EXPIRED.
+  const page = outputsPage(deps, r.id, after, limit, pageOverheadBytes(around))
   return {
-    items: presentOutputs(deps, page.items),
-    next_cursor: more ? encodeCursor(r.id, page.last) : null,
+    items: page.items,
+    next_cursor: page.more ? encodeCursor(r.id, page.last) : null,
   }
 }
 
 /** RUN-001: the Run read {run, outputs, next_cursor}. */
 export function runDetail(deps: Deps, r: RunRecord): Schema<'RunDetail'> {
-  const page = outputPage(deps, r, -1, DEFAULT_PAGE)
-  return { run: runBody(deps, r), outputs: page.items, next_cursor: page.next_cursor }
+  const run = runBody(deps, r)
+  const page = outputPage(deps, r, -1, DEFAULT_LIST_ITEMS, { run, outputs: [], next_cursor: null })
+  return { run, outputs: page.items, next_cursor: page.next_cursor }
 }
 
 export function runRoutes(app: Hono<Env>): void {
@@ -96,7 +98,10 @@ export function runRoutes(app: Hono<Env>): void {
     const { limit, after } = req.query
     // RUN-019: a cursor of another Run is INVALID_CURSOR, whatever the Run's state.
     const from = after === undefined ? -1 : decodeCursor(after, run.id)
-    const page = outputPage(c.var.deps, run, from, limit ?? DEFAULT_PAGE)
+    const page = outputPage(c.var.deps, run, from, limit ?? DEFAULT_LIST_ITEMS, {
+      outputs: [],
+      next_cursor: null,
+    })
     return { status: 200, body: { outputs: page.items, next_cursor: page.next_cursor } }
   })
 
@@ -154,23 +159,24 @@ export function runRoutes(app: Hono<Env>): void {
   // RUN-023: resolve an approval (ApprovalResolveInput) or a question (ActionResolveInput); 202 ActionReceipt.
   route(app, 'resolveRunAction', (c, req) => {
     const deps = c.var.deps
-    const run = visibleRun(c.var.deps, req.auth, req.params.run_id)
     const body = req.body
     const scopes = req.auth.scopes
-    // ACT-023: approval permission is never gained automatically; a key resolving an approval needs an
-    // explicit actions:approve delegation (actions:resolve is for question actions).
+    // The operation is x-scope-by-body: its scope is checked here, before the Run is looked up.
+    // ACT-023: approval permission is never gained automatically; a key resolving an approval without an
+    // explicit actions:approve delegation is always ACTION_NOT_RESOLVABLE_BY_CALLER, whatever else it holds.
     if ('decision' in body && !scopes.includes('actions:approve')) {
       throw new ApiError('ACTION_NOT_RESOLVABLE_BY_CALLER', {
         message: 'Resolving an approval needs the explicit actions:approve delegation.',
       })
     }
-    // Assumed: answering a question needs actions:resolve (the operation admits either scope).
+    // ACT-024: answering a question action needs actions:resolve (actions:approve is not enough).
     if ('answers' in body && !scopes.includes('actions:resolve')) {
       throw new ApiError('INSUFFICIENT_SCOPE', {
         message: 'Answering a question action needs the actions:resolve scope.',
         details: { required_scopes: [['actions:resolve']] },
       })
     }
+    const run = visibleRun(c.var.deps, req.auth, req.params.run_id)
     const action = actionOf(deps, run.id, req.params.action_id)
     // ERR-076: the Run's outcome is settled (it ended, other than by this action's own expiry, which stays
     // ACTION_EXPIRED): nothing can be resolved any more.

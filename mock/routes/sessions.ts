@@ -18,7 +18,6 @@ import { actionOf, assertNotEnded, resolveQuestion } from '../execution/actions.
 import {
   getExecution,
   latestTurnOfSession,
-  listOutputs,
   saveExecution,
   turnIdsOfSession,
   updateSession,
@@ -28,10 +27,9 @@ import {
   type TurnRecord,
 } from '../store/executions.js'
 import { deleteSessionFiles } from '../store/files.js'
-import { presentOutputs } from '../execution/outputs.js'
+import { outputsPage } from '../execution/outputs.js'
+import { DEFAULT_LIST_ITEMS, pageOverheadBytes } from '../domain/list-limits.js'
 import { decodeCursor, encodeCursor } from '../http/cursors.js'
-
-const DEFAULT_PAGE = 50
 
 function iso(ms: number): string
 function iso(ms: number | null): string | null
@@ -54,8 +52,7 @@ function visibleTurn(c: Context<Env>, session: SessionRecord, turnId: string): E
 
 /** The Turn detail (Turn detail table) of a Turn of `session`. */
 export function turnDetail(deps: Deps, session: SessionRecord, t: ExecutionRecord): Schema<'Turn'> {
-  const page = listOutputs(deps.db, t.id, -1, DEFAULT_PAGE)
-  return {
+  const fields = {
     id: t.id,
     session_id: session.id,
     status: turnStatus(t.status),
@@ -64,9 +61,20 @@ export function turnDetail(deps: Deps, session: SessionRecord, t: ExecutionRecor
     created_at: iso(t.created_at),
     started_at: iso(t.started_at),
     completed_at: iso(t.completed_at),
-    // OUT-004: items whose file retention passed show EXPIRED with ARTIFACT_EXPIRED (execution/outputs.ts).
-    outputs: presentOutputs(deps, page.items),
-    next_cursor: page.items.length === DEFAULT_PAGE ? encodeCursor(t.id, page.last) : null,
+  }
+  // SES-022, SIZE-014: a cursor only when outputs remain (never to an empty page); the page ends before the
+  // response passes 256 KiB. OUT-004: items past file retention show EXPIRED (execution/outputs.ts).
+  const page = outputsPage(
+    deps,
+    t.id,
+    -1,
+    DEFAULT_LIST_ITEMS,
+    pageOverheadBytes({ ...fields, outputs: [], next_cursor: null }),
+  )
+  return {
+    ...fields,
+    outputs: page.items,
+    next_cursor: page.more ? encodeCursor(t.id, page.last) : null,
   }
 }
 
@@ -146,13 +154,18 @@ export function sessionRoutes(app: Hono<Env>): void {
     const turn = visibleTurn(c, session, req.params.turn_id)
     const { limit, after } = req.query
     const from = after === undefined ? -1 : decodeCursor(after, turn.id)
-    const page = listOutputs(c.var.deps.db, turn.id, from, limit ?? DEFAULT_PAGE)
-    const more = listOutputs(c.var.deps.db, turn.id, page.last, 1).items.length > 0
+    const page = outputsPage(
+      c.var.deps,
+      turn.id,
+      from,
+      limit ?? DEFAULT_LIST_ITEMS,
+      pageOverheadBytes({ outputs: [], next_cursor: null }),
+    )
     return {
       status: 200,
       body: {
-        outputs: presentOutputs(c.var.deps, page.items),
-        next_cursor: more ? encodeCursor(turn.id, page.last) : null,
+        outputs: page.items,
+        next_cursor: page.more ? encodeCursor(turn.id, page.last) : null,
       },
     }
   })

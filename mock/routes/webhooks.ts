@@ -9,6 +9,7 @@ import type { Context, Hono } from 'hono'
 import type { Deps, Env } from '../deps.js'
 import { eventExpired } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
+import { DEFAULT_LIST_ITEMS, fittingCount, pageOverheadBytes } from '../domain/list-limits.js'
 import { chargeRate } from '../middleware/rate-limit.js'
 import { route } from '../http/route.js'
 import type { Reply, Schema, TypedRequest } from '../http/typed.js'
@@ -40,7 +41,6 @@ export const MAX_ENDPOINTS = 10
 export const REPLAYS_PER_MINUTE = 10
 /** How long registration waits for DNS before leaving the address check to each attempt. */
 const REGISTRATION_DNS_MS = 3000
-const DEFAULT_PAGE = 50
 const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['PENDING', 'SUCCEEDED', 'FAILED', 'CANCELED']
 
 function iso(ms: number): string
@@ -243,7 +243,7 @@ export function webhookRoutes(app: Hono<Env>): void {
         details: { field: 'status', reason: 'unknown delivery status' },
       })
     }
-    const limit = query.limit ?? DEFAULT_PAGE
+    const limit = query.limit ?? DEFAULT_LIST_ITEMS
     const beforeSeq =
       query.after === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(query.after, projectId)
     const rows = listDeliveries(deps.db, projectId, {
@@ -251,13 +251,15 @@ export function webhookRoutes(app: Hono<Env>): void {
       status: query.status,
       limit: limit + 1,
     })
-    const page = rows.slice(0, limit)
-    const last = page[page.length - 1]
+    // SIZE-014: at most `limit` items, ending before the response passes 256 KiB.
+    const views = rows.slice(0, limit).map((d) => deliveryView(deps, d))
+    const n = fittingCount(views, pageOverheadBytes({ items: [], next_cursor: null }))
+    const last = rows[n - 1]
     return {
       status: 200,
       body: {
-        items: page.map((d) => deliveryView(deps, d)),
-        next_cursor: rows.length > limit && last ? encodeCursor(projectId, last.seq) : null,
+        items: views.slice(0, n),
+        next_cursor: rows.length > n && last ? encodeCursor(projectId, last.seq) : null,
       },
     }
   })

@@ -20,6 +20,7 @@ import {
   type PreparationState,
 } from '../domain/preparation.js'
 import { ApiError } from '../errors.js'
+import { DEFAULT_LIST_ITEMS, fittingCount, pageOverheadBytes } from '../domain/list-limits.js'
 import { route } from '../http/route.js'
 import type { Reply, Schema, TypedRequest } from '../http/typed.js'
 import { packageDigest, preparationView } from '../works/preparations.js'
@@ -33,8 +34,6 @@ import {
   type PreparationRecord,
   type WorkRecord,
 } from '../store/works.js'
-
-const DEFAULT_PAGE = 50
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -144,7 +143,7 @@ function page(
   req: TypedRequest<'listPreparations'>,
 ): { limit: number; afterSeq: number } {
   const query = req.query
-  const limit = query.limit ?? DEFAULT_PAGE
+  const limit = query.limit ?? DEFAULT_LIST_ITEMS
   const after = query.after
   if (after === undefined) return { limit, afterSeq: 0 }
   const p = getPreparation(c.var.deps.db, after)
@@ -163,12 +162,16 @@ export function worksRoutes(app: Hono<Env>): void {
     const { limit, afterSeq } = page(c, req)
     const { db, clock } = c.var.deps
     const rows = listPreparationsPage(db, req.auth.projectId, afterSeq, limit + 1)
-    const items = rows.slice(0, limit)
+    // SIZE-014: at most `limit` items, ending before the response passes 256 KiB.
+    const views = rows
+      .slice(0, limit)
+      .map((p) => preparationView(p, observe(p.state, clock.nowMs())))
+    const n = fittingCount(views, pageOverheadBytes({ items: [], next_cursor: null }))
     return {
       status: 200,
       body: {
-        items: items.map((p) => preparationView(p, observe(p.state, clock.nowMs()))),
-        next_cursor: rows.length > limit ? items.at(-1)!.id : null,
+        items: views.slice(0, n),
+        next_cursor: rows.length > n ? rows[n - 1]!.id : null,
       },
     }
   })

@@ -1,6 +1,6 @@
 /**
  * What the result rules need to know about the files of one execution: the bytes its input files and result
- * files hold together (SIZE-012, RUN_STORAGE_LIMIT). Two indexed sums.
+ * files hold together (SIZE-012: a result past it is OUTPUT_LIMIT_EXCEEDED). Two indexed sums.
  */
 import type { Db } from './db.js'
 

@@ -324,6 +324,21 @@ export function listOutputs(
   }
 }
 
+/** Published outputs after a position, with their positions (the cursor of a page). */
+export function listOutputRows(
+  db: Db,
+  executionId: string,
+  afterPosition: number,
+  limit: number,
+): { position: number; item: OutputItem }[] {
+  const rows = db
+    .stmt(
+      'SELECT position, item_json FROM outputs WHERE execution_id = ? AND position > ? ORDER BY position LIMIT ?',
+    )
+    .all(executionId, afterPosition, limit) as { position: number; item_json: string }[]
+  return rows.map((r) => ({ position: r.position, item: JSON.parse(r.item_json) as OutputItem }))
+}
+
 export function countOutputs(db: Db, executionId: string): number {
   return (
     db.stmt('SELECT COUNT(*) AS n FROM outputs WHERE execution_id = ?').get(executionId) as {

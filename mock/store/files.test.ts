@@ -93,7 +93,7 @@ describe('files store', () => {
     const { db } = mock.deps
     const f = input()
     const at = T0 + 23 * HOUR
-    const bound = bindFileToExecution(db, f.id, 'turn-1', at, 'session-1')
+    const bound = bindFileToExecution(db, f.id, 'turn-1', at, { sessionId: 'session-1' })
     expect(bound.expires_at).toBe(at + BOUND_FILE_RETENTION_MS)
     expect(bound.session_id).toBe('session-1')
     // Binding again to the same execution (an idempotent replay) does not extend it.
@@ -108,7 +108,7 @@ describe('files store', () => {
         sessionId: 'session-1',
         executionId: 'turn-2',
       }),
-    ).toMatchObject({ ok: false, code: 'FILE_EXPIRED', reason: 'BOUND_TO_ANOTHER_EXECUTION' })
+    ).toMatchObject({ ok: false, code: 'INVALID_INPUT', reason: 'BOUND_TO_ANOTHER_EXECUTION' })
     expect(() => bindFileToExecution(db, f.id, 'turn-2', at)).toThrow()
   })
 

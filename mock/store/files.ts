@@ -9,7 +9,7 @@ import {
   type InputFileProblem,
   type InputFileUse,
 } from '../domain/files.js'
-import { artifactExpiresAt, boundFileExpiresAt, isExpired } from '../domain/retention.js'
+import { artifactExpiresAt, boundInputExpiresAt, isExpired } from '../domain/retention.js'
 import type { Db } from './db.js'
 
 export type FileKind = 'INPUT' | 'ARTIFACT'
@@ -214,17 +214,18 @@ export function getUsableInputFile(db: Db, fileId: string, use: InputFileUse): U
 }
 
 /**
- * FILE-009, RET-007: binds an input file to the execution it was given to; from now on it is kept 30 days and
- * no other execution may use it. A pre-uploaded file given to a Turn becomes a file of that Session. Binding
- * again to the same execution changes nothing (an idempotent replay must not extend retention). Call
- * getUsableInputFile first; this throws when the file cannot be bound.
+ * FILE-009: binds an input file to the execution it was given to; no other execution may use it from now on.
+ * A pre-uploaded file given to a Turn becomes a file of that Session. Retention (boundInputExpiresAt): a Session
+ * file keeps its expiry (RET-008), a pre-uploaded file gets 30 days from now for a Turn (RET-007) or
+ * `runFilesUntilMs` for a Run (RET-009). Binding again to the same execution changes nothing (an idempotent
+ * replay must not extend retention). Call getUsableInputFile first; this throws when the file cannot be bound.
  */
 export function bindFileToExecution(
   db: Db,
   fileId: string,
   executionId: string,
   nowMs: number,
-  sessionId?: string,
+  opts: { sessionId?: string; runFilesUntilMs?: number } = {},
 ): StoredFile {
   return db.tx(() => {
     const file = getFile(db, fileId)
@@ -234,8 +235,12 @@ export function bindFileToExecution(
       throw new Error(`bindFileToExecution: file ${fileId} cannot be bound`)
     if (isExpired(file.expires_at, nowMs))
       throw new Error(`bindFileToExecution: file ${fileId} has expired`)
-    const expiresAt = boundFileExpiresAt(nowMs)
-    const session = file.session_id ?? sessionId ?? null
+    const expiresAt = boundInputExpiresAt(
+      { expiresAtMs: file.expires_at, inSession: file.session_id !== null },
+      nowMs,
+      opts.runFilesUntilMs,
+    )
+    const session = file.session_id ?? opts.sessionId ?? null
     db.stmt('UPDATE files SET bound_to = ?, expires_at = ?, session_id = ? WHERE id = ?').run(
       executionId,
       expiresAt,
@@ -244,6 +249,13 @@ export function bindFileToExecution(
     )
     return { ...file, bound_to: executionId, expires_at: expiresAt, session_id: session }
   })
+}
+
+/** RET-009: sets the expiry of every file of an execution (input files bound to it and its result files). */
+export function setExecutionFilesExpiry(db: Db, executionId: string, expiresAtMs: number): void {
+  db.stmt(
+    'UPDATE files SET expires_at = ? WHERE (bound_to = ? OR execution_id = ?) AND deleted = 0',
+  ).run(expiresAtMs, executionId, executionId)
 }
 
 function deleteWhere(db: Db, where: string, arg: string): number {

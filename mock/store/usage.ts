@@ -63,7 +63,10 @@ export function settledByCategory(
   return new Map(rows.map((r) => [r.category, r.su]))
 }
 
-/** An open (not yet settled) execution's SU: spent so far (settled calls) and still reserved (max_su - spent). */
+/**
+ * An open (not yet settled) execution's SU: spent so far (settled calls) and still reserved (max_su - spent;
+ * nothing while it waits for a Project slot).
+ */
 export type OpenSpend = { id: string; spent_su: number; reserved_su: number }
 
 /** The open executions matching the filter, within a Project. */
@@ -90,18 +93,22 @@ export function openSpend(db: Db, projectId: string, filter: UsageFilter): OpenS
   }
   return db
     .stmt(
-      `SELECT e.id AS id, e.spent_su AS spent_su, MAX(e.max_su - e.spent_su, 0) AS reserved_su
+      `SELECT e.id AS id, e.spent_su AS spent_su,
+         CASE WHEN e.admitted_at IS NULL THEN 0 ELSE MAX(e.max_su - e.spent_su, 0) END AS reserved_su
        FROM executions e WHERE ${clauses.join(' AND ')}`,
     )
     .all(...params) as OpenSpend[]
 }
 
-/** SU committed by a Project's open executions: each will settle at most its max_su (spent + reserved). */
+/**
+ * SU committed by a Project's running executions: each will settle at most its max_su (spent + reserved). An
+ * execution waiting for a Project slot reserves nothing yet (BUD-007: reserved when it starts).
+ */
 export function openCommitted(db: Db, projectId: string): number {
   return (
     db
       .stmt(
-        'SELECT COALESCE(SUM(MAX(max_su, spent_su)), 0) AS n FROM executions WHERE project_id = ? AND terminal = 0',
+        'SELECT COALESCE(SUM(MAX(max_su, spent_su)), 0) AS n FROM executions WHERE project_id = ? AND terminal = 0 AND admitted_at IS NOT NULL',
       )
       .get(projectId) as { n: number }
   ).n

@@ -103,7 +103,8 @@ export const ERROR_CATALOG = {
       ],
       "retryable": false
     },
-    "meaning": "body or input malformed; undeclared fields land here"
+    "meaning": "body or input malformed; undeclared fields land here",
+    "x-assumed": "422 with details.reason PUBLISHED_VERSION_MISMATCH (a Run request on another than the current published version), BOUND_TO_ANOTHER_EXECUTION (an input file already given to another execution), ACTION_REQUIRED (an approval-gated workflow in the beta); 400 for an unparseable body"
   },
   "LIMIT_OUT_OF_RANGE": {
     "http": {
@@ -253,7 +254,8 @@ export const ERROR_CATALOG = {
     "execution": {
       "retryable": false
     },
-    "meaning": "result file past retention; item shows availability EXPIRED with this code; in execution details: output item past file retention shows availability EXPIRED with this code"
+    "meaning": "result file past retention; item shows availability EXPIRED with this code",
+    "note": "in execution details: an output item past its file retention shows availability EXPIRED with this code"
   },
   "PROJECT_STORAGE_LIMIT": {
     "http": {
@@ -271,10 +273,8 @@ export const ERROR_CATALOG = {
       ],
       "retryable": false
     },
-    "execution": {
-      "retryable": false
-    },
-    "meaning": "files of one execution exceed 100 MiB; in execution details: files of one execution exceed 100 MiB"
+    "meaning": "files of one execution exceed 100 MiB",
+    "note": "an HTTP answer only; a result that would take an execution past 100 MiB fails it with OUTPUT_LIMIT_EXCEEDED (the document's in-execution code for a result over a limit)"
   },
   "REVISION_CONFLICT": {
     "http": {
@@ -364,7 +364,8 @@ export const ERROR_CATALOG = {
       ],
       "retryable": false
     },
-    "meaning": "Session content retention ended"
+    "meaning": "Session content retention ended",
+    "x-assumed": "also the 410 of every read path of a Run past its content retention (details.content_expired true); the document names no code for Runs, and a Run's content lives in the internal Sessions of its steps"
   },
   "SESSION_UPDATING": {
     "http": {
@@ -408,7 +409,7 @@ export const ERROR_CATALOG = {
     "execution": {
       "retryable": false
     },
-    "meaning": "workflow unpublished, stopped, or not startable by API; GET workflow reports it as available false with error.code inside a 200 body; a Run whose workflow is stopped ends CANCELED with this code; in execution details: a Run whose workflow is stopped ends CANCELED with this code"
+    "meaning": "workflow unpublished, stopped, or not startable by API; GET workflow reports it as available false with error.code inside a 200 body; a Run whose workflow is stopped ends CANCELED with this code"
   },
   "WORKFLOW_MANAGED_SESSION": {
     "http": {
@@ -435,7 +436,11 @@ export const ERROR_CATALOG = {
       ],
       "retryable": false
     },
-    "meaning": "question's answer deadline passed"
+    "execution": {
+      "retryable": false
+    },
+    "meaning": "question's answer deadline passed",
+    "x-assumed": "also an execution code: an execution whose pending action expires ends EXPIRED with it (interactive-action facility on); the document lists the code only as an HTTP answer"
   },
   "ACTION_CANCELED": {
     "http": {
@@ -465,7 +470,8 @@ export const ERROR_CATALOG = {
     "execution": {
       "retryable": false
     },
-    "meaning": "not enough available SU; in execution details: not enough available SU while running (next-step table)"
+    "meaning": "not enough available SU",
+    "note": "in execution details: not enough available SU while running (the next-step table lists it)"
   },
   "BUDGET_EXCEEDED": {
     "http": {
@@ -477,7 +483,8 @@ export const ERROR_CATALOG = {
     "execution": {
       "retryable": false
     },
-    "meaning": "execution budget exhausted or closed; in execution details: execution budget (max_su) exhausted while running"
+    "meaning": "execution budget exhausted or closed",
+    "note": "in execution details: the execution budget (max_su) exhausted while running"
   },
   "PROJECT_BUDGET_EXCEEDED": {
     "http": {

@@ -1118,12 +1118,13 @@ export interface components {
         };
         /** @description Undeclared fields are refused (INVALID_INPUT). input must satisfy the workflow input_schema (422 OUTPUT_SCHEMA_MISMATCH); JSON limits depth 16 and 10,000 array elements (422 OUTPUT_LIMIT_EXCEEDED). */
         RunCreateInput: {
-            /** @description Must equal the current published version. */
+            /** @description Must equal the current published version. Another version is not accepted (States rule 3); the code is x-assumed-error. */
             published_version: number;
             /** @description Must satisfy input_schema. */
             input?: {
                 [key: string]: unknown;
             };
+            /** @description At most 20 input files, none listed twice; either breach is 422 TOO_MANY_FILES (not INVALID_INPUT). */
             file_ids?: string[];
             limits?: components["schemas"]["RunLimits"];
             metadata?: components["schemas"]["Metadata"];
@@ -1786,6 +1787,8 @@ export interface components {
          * @example order-A-1042-attempt-1
          */
         IdempotencyKey: string;
+        /** @description Optional: the document requires the header on create, input, cancel and upload requests only. When sent, the same rules as there: 1 to 256 bytes (422 INVALID_IDEMPOTENCY_KEY), the stored answer for a resend, 409 IDEMPOTENCY_CONFLICT for another body. */
+        OptionalIdempotencyKey: string;
         /**
          * @description Optional, for the caller's tracing; malformed: 400 INVALID_CORRELATION_ID. The format is not shown; this pattern is assumed.
          * @example checkout-7f3a9c
@@ -1797,6 +1800,8 @@ export interface components {
         EventCursor: string;
         /** @description Page size, 1 to 100 (default 50). */
         Limit: number;
+        /** @description Page size, 1 to 100 (default 50). Assumed: the document does not show this list's query parameters; the list-response limits (at most 100 items and 256 KiB, 50 by default) apply. */
+        AssumedLimit: number;
         /** @description next_cursor of the previous response; a cursor of another resource: 400 INVALID_CURSOR. */
         OutputCursor: string;
         /** @description Page size, 1 to 100 (default 50). Assumed: the items query parameters are not shown. */
@@ -2512,6 +2517,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Server-side problem; follow retryable and Retry-After */
@@ -2750,12 +2756,9 @@ export interface operations {
     closeSession: {
         parameters: {
             query?: never;
-            header: {
-                /**
-                 * @description 1 to 256 BYTES (UTF-8); absent or out of range: 422 INVALID_IDEMPOTENCY_KEY. A retried request keeps the same key and body; the same key with another body or file: 409 IDEMPOTENCY_CONFLICT. The receipt is kept at least 24 hours (idempotency_expires_at). minLength/maxLength count characters; the byte limit is checked by the server.
-                 * @example order-A-1042-attempt-1
-                 */
-                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            header?: {
+                /** @description Optional: the document requires the header on create, input, cancel and upload requests only. When sent, the same rules as there: 1 to 256 bytes (422 INVALID_IDEMPOTENCY_KEY), the stored answer for a resend, 409 IDEMPOTENCY_CONFLICT for another body. */
+                "Idempotency-Key"?: components["parameters"]["OptionalIdempotencyKey"];
                 /**
                  * @description Optional, for the caller's tracing; malformed: 400 INVALID_CORRELATION_ID. The format is not shown; this pattern is assumed.
                  * @example checkout-7f3a9c
@@ -2997,6 +3000,7 @@ export interface operations {
                 };
             };
             410: components["responses"]["Gone"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3702,6 +3706,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Server-side problem; follow retryable and Retry-After */
@@ -3769,6 +3774,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            410: components["responses"]["Gone"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
@@ -3844,6 +3850,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description Server-side problem; follow retryable and Retry-After */
@@ -4065,6 +4073,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            410: components["responses"]["Gone"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
@@ -4146,6 +4155,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            410: components["responses"]["Gone"];
             /** @description Size limit exceeded */
             413: {
                 headers: {
@@ -4237,6 +4247,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            410: components["responses"]["Gone"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
@@ -4280,6 +4291,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4371,8 +4383,8 @@ export interface operations {
     listPreparations: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100 (default 50). */
-                limit?: components["parameters"]["Limit"];
+                /** @description Page size, 1 to 100 (default 50). Assumed: the document does not show this list's query parameters; the list-response limits (at most 100 items and 256 KiB, 50 by default) apply. */
+                limit?: components["parameters"]["AssumedLimit"];
                 /** @description Assumed (query parameters not shown): next_cursor of the previous page (the last preparation id); another value: 400 INVALID_CURSOR. */
                 after?: string;
             };
@@ -4425,6 +4437,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4983,8 +4996,8 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100 (default 50). */
-                limit?: components["parameters"]["Limit"];
+                /** @description Page size, 1 to 100 (default 50). Assumed: the document does not show this list's query parameters; the list-response limits (at most 100 items and 256 KiB, 50 by default) apply. */
+                limit?: components["parameters"]["AssumedLimit"];
                 /** @description next_cursor of the previous page (assumed). */
                 after?: string;
                 /** @description Filter by delivery status, e.g. FAILED (assumed). */

@@ -126,7 +126,12 @@ describe('question actions', () => {
 
   it(`${req('ACT-023')} answers a question with actions:resolve alone, never an approval`, async (ctx) => {
     const { run_id, action } = await askingRun(ctx)
-    await setKeyScopes(target, target.world.keys.full, ['runs:read', 'actions:resolve'])
+    // workflows:run stays: withdrawing it would cancel the Run (STATE-019).
+    await setKeyScopes(target, target.world.keys.full, [
+      'runs:read',
+      'workflows:run',
+      'actions:resolve',
+    ])
     const approvalBody = {
       decision: 'APPROVE',
       content_hash: 'a'.repeat(64),
@@ -138,6 +143,17 @@ describe('question actions', () => {
     )
     const res = await resolveRunAction(target, run_id, action.id, answers)
     expect(res.status, res.text).toBe(202)
+  })
+
+  it(`${req('ACT-024')} refuses answers to a question from a key without actions:resolve (actions:approve is not enough) with INSUFFICIENT_SCOPE`, async (ctx) => {
+    const { run_id, action } = await askingRun(ctx)
+    await setKeyScopes(target, target.world.keys.full, [
+      'runs:read',
+      'workflows:run',
+      'actions:approve',
+    ])
+    expectError(await resolveRunAction(target, run_id, action.id, answers), 'INSUFFICIENT_SCOPE')
+    expect((await readRun(target, run_id)).run.status).toBe('REQUIRES_ACTION')
   })
 
   it(`${req('ACT-006', 'ACT-007', 'STATE-023')} answers a Turn's question on the assumed Turn path`, async (ctx) => {

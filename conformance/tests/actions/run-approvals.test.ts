@@ -256,6 +256,21 @@ describe('run approvals', () => {
     expectError(await readAction(target, run_id, action.id), 'INSUFFICIENT_SCOPE')
   })
 
+  it(`${req('ACT-023', 'ERR-032')} refuses an approval from a key holding no action scope at all with ACTION_NOT_RESOLVABLE_BY_CALLER, not INSUFFICIENT_SCOPE`, async (ctx) => {
+    const { run_id } = await heldRun(ctx)
+    const { action, content } = await pendingApproval(run_id)
+    const key = target.world.keys.full
+    await setKeyScopes(target, key, ['runs:read', 'workflows:read', 'workflows:run'])
+    const res = await resolveRunAction(
+      target,
+      run_id,
+      action.id,
+      approval('APPROVE', content.content_hash),
+    )
+    expectError(res, 'ACTION_NOT_RESOLVABLE_BY_CALLER')
+    expect((await readRun(target, run_id)).run.status).toBe('REQUIRES_ACTION')
+  })
+
   it(`${req('ERR-077', 'ACT-022')} expires the action on the clock: Run EXPIRED, resolve 409 ACTION_EXPIRED`, async (ctx) => {
     const { control, run_id } = await heldRun(ctx)
     const { action, content } = await pendingApproval(run_id)

@@ -163,3 +163,48 @@ it(`${req('BUD-003', 'BUD-005')} random acceptances over random UTC times never 
     fcParams({ numRuns: 10 }),
   )
 })
+
+it(`${req('CONC-002', 'BUD-003')} with the default world and default limits, acceptances beyond the concurrency limit get 429 CONCURRENCY_LIMIT, never a 402 from executions that only wait`, async (ctx) => {
+  const control = mockOnly(ctx, target, 'where the limit starts is an assumption of the mock')
+  await control.queueScenario(target.world.deployments.active, 'slow', 20)
+  let last: ApiResponse | undefined
+  for (let accepted = 0; accepted < 13;) {
+    // No limits: every execution has the default max_su of 100.
+    last = await createSession(target, { input: [{ type: 'TEXT', text: 'Go.' }] }, { pace: false })
+    const code = (last.body as { error?: { code: string } }).error?.code
+    if (code === 'RATE_LIMITED') await control.advance(60)
+    else if (last.status === 202) accepted++
+    else break
+  }
+  expectError(last!, 'CONCURRENCY_LIMIT')
+  // Only the two running executions hold a reservation against the day's budget.
+  expect((await budget()).daily.reserved_su).toBe(200)
+})
+
+it(`${req('BUD-003', 'BUD-007')} a waiting execution reserves nothing against the Project budget; it starts when its max_su fits`, async (ctx) => {
+  const control = mockOnly(ctx, target, 'control API lowers the budget')
+  await setBudget({ daily_budget_su: 250 })
+  await control.queueScenario(target.world.deployments.active, 'slow', 2)
+  expect((await accept(100)).status).toBe(202)
+  expect((await accept(100)).status).toBe(202)
+  // Two run (200 SU reserved); two more are accepted and wait: 200 + 50 fits the 250 budget each time.
+  expect((await accept(50)).status).toBe(202)
+  expect((await accept(50)).status).toBe(202)
+  let view = await budget()
+  expect(view.daily.reserved_su).toBe(200)
+  // The running executions' reservations still refuse an acceptance that would pass the budget.
+  expectError(await accept(51), 'PROJECT_BUDGET_EXCEEDED', {
+    details: { window: 'DAILY', reserved_su: 200 },
+  })
+  // Usage shows the running executions' reservations.
+  const usage = await target.api.get('/v1/usage', { key: target.world.keys.full })
+  expect((usage.body as { status: string }).status).toBe('PENDING')
+  const categories = (usage.body as { categories: Record<string, { reserved_su: number }> })
+    .categories
+  const reserved = Object.values(categories).reduce((s, c) => s + c.reserved_su, 0)
+  expect(reserved).toBeCloseTo(200, 6)
+  // The slow two end by their time limit; the waiting two start, and the spend stays within the budget.
+  await control.advance(3700)
+  view = await budget()
+  expect(view.daily.settled_su + view.daily.reserved_su).toBeLessThanOrEqual(250)
+})

@@ -163,6 +163,24 @@ describe('call rates', () => {
     )
   })
 
+  it(`${req('RATE-002')} counts a Session-file upload in the Read class (Accept names only POST /v1/files among uploads)`, async (ctx) => {
+    mockOnly(ctx, target, 'needs a fresh call-rate window')
+    const key = target.world.keys.full
+    const created = await createSession(target, { input: [{ type: 'TEXT', text: 'Notes.' }] })
+    expect(created.status, created.text).toBe(202)
+    const { session_id } = created.body as { session_id: string }
+    await succeedTimes(
+      ACCEPT_PER_MINUTE + 1,
+      () =>
+        target.api.upload(
+          `/v1/sessions/${session_id}/files`,
+          { content: 'rate\n', filename: 'rate.txt', contentType: 'text/plain' },
+          { key, idem: idempotencyKeyOfBytes(40) },
+        ),
+      201,
+    )
+  })
+
   it(`${req('RATE-001', 'RATE-002')} counts the Accept and Read classes apart`, async (ctx) => {
     mockOnly(ctx, target, 'needs a fresh call-rate window')
     const key = target.world.keys.full

@@ -102,10 +102,10 @@ describe('result rules', () => {
     })
   }
 
-  it(`${req('SIZE-012', 'ERR-057')} ends an execution whose files exceed 100 MiB in total FAILED with RUN_STORAGE_LIMIT`, async (ctx) => {
+  it(`${req('SIZE-012', 'ERR-052')} ends an execution whose results take its files past 100 MiB FAILED with OUTPUT_LIMIT_EXCEEDED (RUN_STORAGE_LIMIT is the 413 of uploads)`, async (ctx) => {
     const { turn } = await turnOf(ctx, 'storage-limit')
     expect(turn.status).toBe('FAILED')
-    expect(turn.error).toMatchObject({ code: 'RUN_STORAGE_LIMIT', retryable: false })
+    expect(turn.error).toMatchObject({ code: 'OUTPUT_LIMIT_EXCEEDED', retryable: false })
   })
 
   it(`${req('STATE-017', 'ERR-050')} ends a Run FAILED with OUTPUT_SCHEMA_MISMATCH when a required JSON result breaks the contract's schema`, async (ctx) => {

@@ -140,7 +140,7 @@ describe('run creation', () => {
     expectError(res, 'WORKFLOW_UNAVAILABLE')
   })
 
-  it(`${req('STATE-026')} refuses a published_version that differs from the current one (assumed code WORKFLOW_UNAVAILABLE)`, async (ctx) => {
+  it(`${req('STATE-026')} refuses a published_version that differs from the current one (assumed: 422 INVALID_INPUT, reason PUBLISHED_VERSION_MISMATCH, the current version in details)`, async (ctx) => {
     const wf = role(ctx, target.world.workflows.available, 'available workflow')
     const body = await validRunBody(target, wf)
     const res = await postRun(target, wf, {
@@ -149,7 +149,9 @@ describe('run creation', () => {
     })
     expect(res.status).toBeGreaterThanOrEqual(400)
     if (target.control) {
-      expectError(res, 'WORKFLOW_UNAVAILABLE', {
+      // Re-read the workflow, not wait: INVALID_INPUT (WORKFLOW_UNAVAILABLE's next step is to wait).
+      expectError(res, 'INVALID_INPUT', {
+        status: 422,
         details: {
           reason: 'PUBLISHED_VERSION_MISMATCH',
           published_version: body.published_version,
@@ -194,8 +196,11 @@ describe('run creation', () => {
     const after = await readRun(target, first.run_id)
     expect(after.run.published_version).toBe(body.published_version)
     expect(after.run.progress.total).toBe(before.run.progress.total)
-    // A new key with the old version is refused; with the new version it is accepted.
-    expect((await postRun(target, wf, body)).status).toBe(409)
+    // A new key with the old version is refused (STATE-026, assumed 422); with the new version it is accepted.
+    expectError(await postRun(target, wf, body), 'INVALID_INPUT', {
+      status: 422,
+      details: { reason: 'PUBLISHED_VERSION_MISMATCH' },
+    })
     const fresh = await postRun(target, wf, {
       ...body,
       published_version: published.published_version,
@@ -215,5 +220,29 @@ describe('run creation', () => {
     const second = await postRun(target, wf, await validRunBody(target, wf, { file_ids: [fileId] }))
     expect(second.status).toBeGreaterThanOrEqual(400)
     expect(second.status).toBeLessThan(500)
+    // Assumed code (the document names none): the content is not gone, so not 410 FILE_EXPIRED.
+    if (target.control)
+      expectError(second, 'INVALID_INPUT', {
+        status: 422,
+        details: { file_id: fileId, reason: 'BOUND_TO_ANOTHER_EXECUTION' },
+      })
+  })
+
+  it(`${req('SIZE-008', 'ERR-053')} refuses more than 20 file_ids or a file listed twice with 422 TOO_MANY_FILES`, async (ctx) => {
+    const wf = role(ctx, target.world.workflows.available, 'available workflow')
+    const up = await upload(target, helloTxt())
+    expect(up.status).toBe(201)
+    const fileId = (up.body as { file_id: string }).file_id
+    const twice = await validRunBody(target, wf, { file_ids: [fileId, fileId] })
+    expectError(await postRun(target, wf, twice), 'TOO_MANY_FILES')
+    const many = Array.from(
+      { length: 21 },
+      (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    )
+    const tooMany = await validRunBody(target, wf, { file_ids: many })
+    expectError(await postRun(target, wf, tooMany), 'TOO_MANY_FILES')
+    // Neither refusal bound the file: a Run may still use it once.
+    const once = await postRun(target, wf, await validRunBody(target, wf, { file_ids: [fileId] }))
+    expect(once.status).toBe(202)
   })
 })

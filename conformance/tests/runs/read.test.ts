@@ -95,7 +95,8 @@ describe('run read', () => {
     await control.advance((2 * DAY_MS) / 1000 - 60)
     expect((await getRun(target, run_id)).status).toBe(200)
     await control.advance(60)
-    expectError(await getRun(target, run_id), 'NOT_FOUND')
+    // RET-013: expired content answers 410 (the code, SESSION_EXPIRED, is the mock's assumed choice).
+    expect((await getRun(target, run_id)).status).toBe(410)
   })
 
   it(`${req('RUN-015', 'AUTH-004')} answers INSUFFICIENT_SCOPE to a key without runs:read`, async (ctx) => {
@@ -114,10 +115,11 @@ describe('run read', () => {
     expectError(await getRun(target, '00000000-0000-4000-8000-00000000beef'), 'NOT_FOUND')
   })
 
-  it(`${req('RUN-016')} refuses an outputs limit outside 1 to 100`, async (ctx) => {
+  it(`${req('RUN-016', 'ERR-023')} refuses an outputs limit outside 1 to 100 with 422 INVALID_INPUT (a value outside its range)`, async (ctx) => {
     const wf = role(ctx, target.world.workflows.available, 'available workflow')
     const { run_id } = await startRun(target, wf)
-    for (const limit of [0, 101]) expectError(await outputs(run_id, { limit }), 'INVALID_INPUT')
+    for (const limit of [0, 101, 'ten'])
+      expectError(await outputs(run_id, { limit }), 'INVALID_INPUT', { status: 422 })
     expect((await outputs(run_id, { limit: 1 })).status).toBe(200)
     expect((await outputs(run_id, { limit: 100 })).status).toBe(200)
   })

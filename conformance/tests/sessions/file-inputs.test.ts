@@ -37,10 +37,25 @@ it(`${req('FILE-009', 'STATE-005')} accepts a READY uploaded file as Turn input`
 
 it(`${req('FILE-009')} refuses a file already bound to another execution`, async () => {
   const fileId = await uploaded()
-  expect((await createSession(target, withFiles(fileId))).status).toBe(202)
+  const first = await createSession(target, withFiles(fileId))
+  expect(first.status).toBe(202)
   const again = await createSession(target, withFiles(fileId))
   expect(again.status).toBeGreaterThanOrEqual(400)
   expect(again.status).toBeLessThan(500)
+  // Assumed code (the document names none): the content is not gone, so not 410 FILE_EXPIRED. The file now
+  // belongs to the first Session (another Session's file is outside access); its next Turn gets the reason.
+  if (target.control) {
+    await target.control.advance(10)
+    const { session_id } = first.body as SessionReceipt
+    const next = await target.api.post(`/v1/sessions/${session_id}/turns`, withFiles(fileId), {
+      key: target.world.keys.full,
+      idem: `bound-${fileId}`,
+    })
+    expectError(next, 'INVALID_INPUT', {
+      status: 422,
+      details: { file_id: fileId, reason: 'BOUND_TO_ANOTHER_EXECUTION' },
+    })
+  }
 })
 
 it(`${req('SES-006', 'AUTH-009')} answers 404 NOT_FOUND for a file of another Project`, async (ctx) => {

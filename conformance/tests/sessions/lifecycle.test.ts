@@ -135,6 +135,32 @@ it(`${req('STATE-025', 'SES-024')} refuses input and files in a closed Session w
   expectError(upload, 'SESSION_CLOSED')
 })
 
+it(`${req('EP-006', 'ERR-014')} closes a Session without an Idempotency-Key (close is not a create, input, cancel or upload request) and honours one when sent`, async (ctx) => {
+  assumedRule(ctx, target, 'the path to close a Session is not shown')
+  const control = mockOnly(ctx, target, 'the Turn must end before closing')
+  const r = await accepted()
+  await control.advance(5)
+  const bare = await target.api.post(
+    `/v1/sessions/${r.session_id}/close`,
+    {},
+    {
+      key: target.world.keys.full,
+    },
+  )
+  expect(bare.status, bare.text).toBe(200)
+  expect((bare.body as { status: string }).status).toBe('CLOSED')
+  const other = await accepted()
+  await control.advance(5)
+  const idem = newIdempotencyKey('close')
+  const path = `/v1/sessions/${other.session_id}/close`
+  const first = await target.api.post(path, {}, { key: target.world.keys.full, idem })
+  expect(first.status, first.text).toBe(200)
+  const replay = await target.api.post(path, {}, { key: target.world.keys.full, idem })
+  expect(replay.status).toBe(200)
+  expect(replay.body).toEqual(first.body)
+  expect(replay.headers['idempotent-replayed']).toBe('true')
+})
+
 it(`${req('STATE-020', 'SES-025', 'DEL-001', 'DEL-002')} deletes a Session with a 202 receipt, cancels its running Turn with SESSION_DELETED and blocks reads at once`, async (ctx) => {
   const control = mockOnly(
     ctx,
@@ -420,4 +446,15 @@ it(`${req('RES-003', 'EP-001')} serves the receipt's relative status_url and eve
   } finally {
     stream.close()
   }
+})
+
+it(`${req('ERR-106', 'SES-020')} ends a Turn FAILED with OUTPUT_MISSING when a result the Deployment's contract requires is not produced`, async (ctx) => {
+  const control = mockOnly(ctx, target, 'a scripted Turn that produces no output')
+  await control.queueScenario(target.world.deployments.active, 'missing-output')
+  const r = await accepted()
+  await control.advance(10)
+  const turn = await readTurn(r)
+  expect(turn.status).toBe('FAILED')
+  expect(turn.error?.code).toBe('OUTPUT_MISSING')
+  expect(turn.usage.status).toBe('FINAL')
 })

@@ -117,7 +117,7 @@ it(`${req('SVC-008', 'AUTH-005')} a works-only key creates a work, lists and rea
   })
 })
 
-it(`${req('SVC-008')} preparations page with limit and after (next_cursor); bad values are 400`, async (ctx) => {
+it(`${req('SVC-008')} preparations page with limit and after (next_cursor); a limit out of range is 422, a bad cursor 400`, async (ctx) => {
   assumedRule(ctx, target, 'preparation list paging')
   for (let i = 0; i < 3; i++) await postWork({ title: `Work ${i}`, description: 'D' })
   const key = worksKey()
@@ -134,7 +134,7 @@ it(`${req('SVC-008')} preparations page with limit and after (next_cursor); bad 
   expectError(
     await target.api.get('/v1/preparations', { key, query: { limit: 101 } }),
     'INVALID_INPUT',
-    { status: 400 },
+    { status: 422 },
   )
   expectError(
     await target.api.get('/v1/preparations', {

@@ -1,0 +1,35 @@
+/**
+ * List responses (Limits > Sizes and counts): at most 100 items and 256 KiB, 50 by default. A page ends
+ * before the response would pass 256 KiB, and then carries a next_cursor to the rest (never a truncated item).
+ * Pure: what fits is measured on the JSON the response will carry.
+ */
+
+/** SIZE-014: a list response is at most 256 KiB (its JSON body in UTF-8). */
+export const MAX_LIST_BYTES = 256 * 1024
+/** SIZE-014: at most 100 items per page; 50 by default. */
+export const MAX_LIST_ITEMS = 100
+export const DEFAULT_LIST_ITEMS = 50
+
+/**
+ * How many of `items` (in order) fit a page whose other content (the body around the list, cursor included)
+ * takes `overheadBytes`: each item costs its JSON bytes and a separating comma. At least one item is always
+ * given (a single item is bounded by its own limits, e.g. 64 KiB of inline TEXT), so paging always advances.
+ */
+export function fittingCount(items: readonly unknown[], overheadBytes: number): number {
+  let bytes = overheadBytes
+  let n = 0
+  for (const item of items) {
+    const size = Buffer.byteLength(JSON.stringify(item)) + 1
+    if (n > 0 && bytes + size > MAX_LIST_BYTES) break
+    bytes += size
+    n++
+  }
+  return n
+}
+
+/**
+ * The bytes of a page's body without its items: the JSON of `body` with an empty list, plus room for a cursor
+ * (a next_cursor of up to 256 characters replacing null).
+ */
+export const pageOverheadBytes = (body: unknown): number =>
+  Buffer.byteLength(JSON.stringify(body)) + 256
