@@ -11,6 +11,7 @@ import { carriesGatedKey } from './middleware/api-key.js'
 import { controlToken } from './middleware/control-token.js'
 import { logger } from './middleware/logger.js'
 import { noStore } from './middleware/no-store.js'
+import { mockVersion } from './middleware/version.js'
 import { requestId } from './middleware/request-id.js'
 import { controlRoutes } from './routes/control.js'
 import { controlAccessRoutes } from './routes/control-access.js'
@@ -61,6 +62,7 @@ export function createApp(deps: Deps): Hono<Env> {
   app.use('*', requestId())
   app.use('*', logger())
   app.use('*', noStore())
+  app.use('*', mockVersion())
 
   app.use('/_mock/*', controlToken())
   app.route('/_mock', controlRoutes())

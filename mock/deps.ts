@@ -28,6 +28,8 @@ export type MockConfig = {
   durable?: boolean
   /** --control-token: the control API (/_mock) then needs `Authorization: Bearer <token>`. */
   controlToken?: string
+  /** Where virtual time starts at the first start and at every reset (default: the world's clock_start). */
+  clockStart?: 'now' | number
   /** Seed of the record-id sequence (uuids); secret tokens and request ids are random, not seeded. */
   seed: string
   /** --allow-insecure-webhooks: http:// and loopback webhook endpoints allowed (local rehearsal only). */

@@ -12,7 +12,7 @@ import { mapExecutionEvent } from './events/mapping.js'
 import { createStreamHub, KEEP_ALIVE_KIND, keepAlive, notifyStreams } from './events/sse.js'
 import { cancelActionsOnChange } from './execution/actions.js'
 import { registerExecutionTimers } from './execution/executor.js'
-import { isWorldLoaded, loadWorld, worldStartMs } from './fixtures/load.js'
+import { isWorldLoaded, loadWorld, startMs } from './fixtures/load.js'
 import { openDb } from './store/db.js'
 import { getMetaJson, setMetaJson } from './store/meta.js'
 import { Channel } from './util/channel.js'
@@ -74,7 +74,7 @@ export function createDeps(config: MockConfig, opts: CreateDepsOptions): Deps {
         load: () => getMetaJson<ClockState>(db, CLOCK_KEY),
         save: (s) => setMetaJson(db, CLOCK_KEY, s),
       },
-      { startMs: worldStartMs(config.world), mode: opts.clockMode },
+      { startMs: startMs(config, opts.wall), mode: opts.clockMode },
       opts.wall,
     )
     if (!isWorldLoaded(db)) {

@@ -6,7 +6,9 @@
  * /_mock/preparations/{preparation_id}/package (the candidate setup changes: PACKAGE_CHANGED), and the
  * Workflow/Run extensions of control-runs.ts (publish, stop, external-effect-unknown).
  */
+import { readFileSync } from 'node:fs'
 import { Hono, type Context } from 'hono'
+import { loadOpenApi, OPENAPI_FILE } from '../../spec/index.js'
 import { body } from '../http/control-body.js'
 import { CLOCK_MODES, type ClockMode } from '../clock/clock.js'
 import type { Env } from '../deps.js'
@@ -34,6 +36,8 @@ import { setApiKeyScopes } from '../store/key-scopes.js'
 import { setProjectBudgets } from '../store/usage.js'
 import { changeCandidatePackage } from '../works/preparations.js'
 import { controlBodyAjv as ajv } from '../util/ajv.js'
+import { lazy } from '../util/memo.js'
+import { versions } from '../middleware/version.js'
 
 const clockBody = ajv.compile<{ mode: ClockMode }>({
   type: 'object',
@@ -145,6 +149,9 @@ const scopesBody = ajv.compile<{ scopes: string[] }>({
 
 const iso = (ms: number): string => new Date(ms).toISOString()
 
+/** The OpenAPI document as shipped (YAML text), read once. */
+const openApiText = lazy(() => readFileSync(OPENAPI_FILE, 'utf8'))
+
 /** A scenario by name: built-in first, then the fixture world's. */
 function findScenario(c: Context<Env>, name: string): ScenarioDefinition | undefined {
   return builtinScenario(name) ?? getFixtureScenario(c.var.deps.db, name)
@@ -155,6 +162,15 @@ export function controlRoutes(): Hono<Env> {
   const app = new Hono<Env>()
 
   app.get('/fixtures', (c) => c.json(fixturesView(c.var.deps.db)))
+
+  // Discovery: a health path for start-up waits, the versions, and the OpenAPI document the mock serves.
+  app.get('/health', (c) => c.json({ status: 'ok' }))
+  app.get('/version', (c) => c.json(versions()))
+  app.get('/openapi.yaml', (c) => {
+    c.header('Content-Type', 'application/yaml; charset=utf-8')
+    return c.body(openApiText())
+  })
+  app.get('/openapi.json', (c) => c.json(loadOpenApi()))
 
   app.get('/clock', (c) => {
     const { clock } = c.var.deps
@@ -178,7 +194,8 @@ export function controlRoutes(): Hono<Env> {
   app.post('/reset', async (c) => {
     await body(c, resetBody)
     const now = await resetWorld(c.var.deps)
-    return c.json({ now: iso(now) })
+    // The clock is back in the mode the mock was started in (--clock).
+    return c.json({ now: iso(now), mode: c.var.deps.clock.mode })
   })
 
   app.get('/scenarios', (c) => {
