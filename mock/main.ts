@@ -8,6 +8,7 @@
 import { parseArgs } from 'node:util'
 import { loadOpenApi, PACKAGE_VERSION } from '../spec/index.js'
 import { CLOCK_MODES, parseClockStart, type ClockMode } from './clock/clock.js'
+import { startedByNpm, watchParent } from './clock/parent-watch.js'
 import { createMock } from './index.js'
 import { jsonLog, withoutRequestLines } from './util/log.js'
 
@@ -138,6 +139,8 @@ async function main(): Promise<void> {
   }
   process.on('SIGINT', () => stop('SIGINT'))
   process.on('SIGTERM', () => stop('SIGTERM'))
+  // Under npm (npm start, npx), `kill <npm's pid>` must stop the server too: npm does not pass SIGTERM on.
+  if (startedByNpm(process.env)) watchParent(() => stop('parent process gone'))
 }
 
 await main()
