@@ -47,7 +47,7 @@ type PackageJson = {
   dependencies: Record<string, string>
   engines?: Record<string, string>
 }
-type LockEntry = { dev?: boolean; devOptional?: boolean; [k: string]: unknown }
+type LockEntry = { dev?: boolean; [k: string]: unknown }
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as PackageJson
 /** The environment of a plain Node child: no loader or test-runner options inherited from vitest. */
@@ -146,7 +146,7 @@ beforeAll(() => {
     },
   }
   for (const [path, entry] of Object.entries(ours.packages))
-    if (path.startsWith('node_modules/') && !entry.dev && !entry.devOptional) packages[path] = entry
+    if (path.startsWith('node_modules/') && !entry.dev) packages[path] = entry
   writeFileSync(
     join(project, 'package-lock.json'),
     JSON.stringify({ name: 'sdk-project', lockfileVersion: 3, requires: true, packages }),
@@ -163,7 +163,7 @@ afterAll(async () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')
   await Promise.all(children.map(exited))
   if (tmp) rmSync(tmp, { recursive: true, force: true })
-})
+}, STEP_MS)
 
 describe('the packed package', () => {
   it('holds every exports, main, types and bin target; bins start with a shebang', () => {
@@ -272,6 +272,40 @@ console.log(JSON.stringify({
   )
 
   it(
+    'the second bin runs the conformance suite from the package against a mock over HTTP',
+    async () => {
+      const mock = spawn(join(project, 'node_modules', '.bin', NAME), ['--port', '0', '--quiet'], {
+        cwd: project,
+        env: plainEnv(),
+      })
+      children.push(mock)
+      const [, url] = await lineMatching(mock, /listening on (http:\/\/\S+)/)
+      const report = join(tmp, 'report')
+      const out = run(
+        join(project, 'node_modules', '.bin', 'ai-employee-conformance'),
+        [
+          '--base-url',
+          url!,
+          '--api-key',
+          'sk_test_a_full',
+          '--only',
+          'SVC-002',
+          '--report-dir',
+          report,
+        ],
+        project,
+        { ...plainEnv(), FORCE_COLOR: '0' },
+      )
+      expect(out).toContain('target mock-http')
+      expect(out).toMatch(/auth\/access\.test\.js: [1-9]\d* passed/)
+      expect(existsSync(join(report, 'requirements.json'))).toBe(true)
+      mock.kill('SIGTERM')
+      expect(await exited(mock)).toBe(0)
+    },
+    STEP_MS,
+  )
+
+  it(
     'npx <package>: stopping npx by its pid stops the server it started too',
     async () => {
       const child = spawn('npx', ['--offline', NAME, '--port', '0', '--quiet'], {
@@ -299,7 +333,8 @@ console.log(JSON.stringify({
         [join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', project],
         project,
       )
-      expect(out).toMatch(/Tests\s+3 passed/)
+      // eslint-disable-next-line no-control-regex -- vitest's colours
+      expect(out.replace(/\x1b\[[0-9;]*m/g, '')).toMatch(/Tests\s+3 passed \(3\)/)
     },
     STEP_MS,
   )
