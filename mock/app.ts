@@ -9,6 +9,7 @@ import type { Deps, Env } from './deps.js'
 import { ApiError, errorResponse } from './errors.js'
 import { carriesGatedKey } from './middleware/api-key.js'
 import { controlToken } from './middleware/control-token.js'
+import { journal } from './middleware/journal.js'
 import { logger } from './middleware/logger.js'
 import { noStore } from './middleware/no-store.js'
 import { mockVersion } from './middleware/version.js'
@@ -61,6 +62,7 @@ export function createApp(deps: Deps): Hono<Env> {
   })
   app.use('*', requestId())
   app.use('*', logger())
+  app.use('*', journal())
   app.use('*', noStore())
   app.use('*', mockVersion())
 

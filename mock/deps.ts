@@ -13,6 +13,7 @@ import type { OperationSpec } from './http/operations.js'
 import type { Db } from './store/db.js'
 import type { Channel } from './util/channel.js'
 import type { Ids } from './util/ids.js'
+import type { RequestJournal } from './util/journal.js'
 import type { Log } from './util/log.js'
 import type { DeliveryPool } from './webhooks/pool.js'
 
@@ -61,6 +62,8 @@ export type Deps = {
   bus: MockBus
   /** The instance's open SSE streams. */
   streams: StreamHub
+  /** The requests the instance received on the service's paths (GET /_mock/requests), bounded. */
+  journal: RequestJournal
   /** The instance's webhook sends in flight (outside the timer loop, bounded). */
   deliveries: DeliveryPool
 }

@@ -7,7 +7,8 @@
 import { createMock as createInternalMock, type MockOptions as InternalOptions } from './index.js'
 import type { ClockMode } from './clock/clock.js'
 import type { FixturesView } from './fixtures/load.js'
-import type { FixtureWorld } from './fixtures/world.js'
+import type { FixtureScenario, FixtureWorld } from './fixtures/world.js'
+import type { JournalEntry } from './util/journal.js'
 
 export type MockOptions = Pick<
   InternalOptions,
@@ -43,6 +44,9 @@ export class MockControlError extends Error {
   }
 }
 
+/** An inline scenario script: steps on virtual time (README: Scenarios), optionally named to queue again. */
+export type InlineScenario = FixtureScenario & { name?: string }
+
 export type MockServer = {
   /**
    * Answers one request without a socket. A URL's host is ignored: `new Request('http://mock/v1/deployments',
@@ -61,15 +65,27 @@ export type MockServer = {
   }
   scenarios: {
     /**
-     * Queues a built-in or fixture scenario for the next `times` executions of a Deployment or Workflow id
-     * (POST /_mock/scenarios); rejects with MockControlError for an unknown target or scenario.
+     * Queues a scenario for the next `times` executions of a Deployment or Workflow id (POST
+     * /_mock/scenarios): a built-in or fixture scenario's name, or an inline script (a fixture scenario's
+     * shape, optionally named); rejects with MockControlError for an unknown target, scenario or bad script.
      */
-    queue(targetId: string, scenario: string, times?: number): Promise<QueuedScenario>
+    queue(
+      targetId: string,
+      scenario: string | InlineScenario,
+      times?: number,
+    ): Promise<QueuedScenario>
   }
   webhooks: {
     /** Resolves once no webhook send is in flight or queued (await before reading what a receiver got). */
     idle(): Promise<void>
   }
+  /**
+   * The request journal (GET /_mock/requests): the requests received on /v1 and /api/runtime, oldest first
+   * (at most the last 1000; no keys, tokens, query strings or bodies). Cleared by reset.
+   */
+  requests(): JournalEntry[]
+  /** Empties the request journal (DELETE /_mock/requests). */
+  clearRequests(): void
   /** The projects, keys, Deployments and Workflows of the fixture world (GET /_mock/fixtures). */
   fixtures(): FixturesView
   /** Back to the fixture world, its starting clock and mode, and the start of the id sequence. */
@@ -116,10 +132,12 @@ export async function createMock(options: MockOptions = {}): Promise<MockServer>
         })) as QueuedScenario,
     },
     webhooks: mock.webhooks,
+    requests: () => [...mock.deps.journal.list()],
+    clearRequests: () => mock.deps.journal.clear(),
     fixtures: mock.fixtures,
     reset: mock.reset,
     close: mock.close,
   }
 }
 
-export type { ClockMode, FixturesView, FixtureWorld }
+export type { ClockMode, FixturesView, FixtureWorld, JournalEntry }

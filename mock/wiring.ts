@@ -17,6 +17,7 @@ import { openDb } from './store/db.js'
 import { getMetaJson, setMetaJson } from './store/meta.js'
 import { Channel } from './util/channel.js'
 import { Ids, type IdsState } from './util/ids.js'
+import { RequestJournal } from './util/journal.js'
 import type { Log } from './util/log.js'
 import { createDeliveries, registerWebhookTimers } from './webhooks/delivery.js'
 import { DeliveryPool } from './webhooks/pool.js'
@@ -91,6 +92,7 @@ export function createDeps(config: MockConfig, opts: CreateDepsOptions): Deps {
       bus: createBus(),
       streams: createStreamHub(config.sse),
       deliveries: new DeliveryPool(opts.log, opts.sendBounds),
+      journal: new RequestJournal(),
     } as Omit<Deps, 'scheduler'> & { scheduler: Scheduler }
     deps.scheduler = new Scheduler({
       db,

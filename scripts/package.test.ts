@@ -236,10 +236,12 @@ console.log(JSON.stringify({
       // The narrow surface: no app, no deps.
       expect(out.mockKeys).toEqual([
         'clock',
+        'clearRequests',
         'close',
         'fetch',
         'fixtures',
         'listen',
+        'requests',
         'reset',
         'scenarios',
         'webhooks',

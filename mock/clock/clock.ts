@@ -111,6 +111,11 @@ export class Clock {
     return this.now().toISOString()
   }
 
+  /** The wall clock's time as ISO 8601 UTC (the request journal's wall_at; never virtual time). */
+  wallIso(): string {
+    return new Date(this.wall()).toISOString()
+  }
+
   /** Switches mode; `now` is the same just before and just after. */
   setMode(mode: ClockMode): void {
     if (mode === this.state.mode) return
