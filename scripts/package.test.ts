@@ -336,7 +336,7 @@ console.log(JSON.stringify({
         project,
       )
       // eslint-disable-next-line no-control-regex -- vitest's colours
-      expect(out.replace(/\x1b\[[0-9;]*m/g, '')).toMatch(/Tests\s+3 passed \(3\)/)
+      expect(out.replace(/\x1b\[[0-9;]*m/g, '')).toMatch(/Tests\s+4 passed \(4\)/)
     },
     STEP_MS,
   )

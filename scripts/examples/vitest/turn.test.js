@@ -62,3 +62,13 @@ test('ids repeat after a reset: the same test sequence gives the same ids', asyn
     turn_id: first.turn_id,
   })
 })
+
+test('the request journal shows what the client sent: a resend with the same Idempotency-Key', async () => {
+  await startTurn('twice')
+  await startTurn('twice')
+  const sent = mock.requests().filter((r) => r.operation === 'createSession')
+  expect(sent.map((r) => [r.idempotency_key, r.status])).toEqual([
+    ['key-twice', 202],
+    ['key-twice', 202],
+  ])
+})
