@@ -223,7 +223,8 @@ console.log(JSON.stringify({
   clock, deployments: deployments.status, mockKeys: Object.keys(mock).sort(),
   receiver: [typeof verifySignature, typeof Deduplicator],
   spec: [existsSync(OPENAPI_FILE), loadOpenApi().info.version, 'NOT_FOUND' in ERROR_CATALOG],
-  conformance: typeof run,
+  // run() resolves with the CLI's exit status (2: bad options) instead of exiting the process.
+  conformance: await run({ baseUrl: 'ftp://not-a-service' }),
 }))
 `,
       )
@@ -235,8 +236,8 @@ console.log(JSON.stringify({
       expect(out.deployments).toBe(200)
       // The narrow surface: no app, no deps.
       expect(out.mockKeys).toEqual([
-        'clock',
         'clearRequests',
+        'clock',
         'close',
         'fetch',
         'fixtures',
@@ -248,7 +249,53 @@ console.log(JSON.stringify({
       ])
       expect(out.receiver).toEqual(['function', 'function'])
       expect(out.spec).toEqual([true, '1.3.0', true])
-      expect(out.conformance).toBe('function')
+      expect(out.conformance).toBe(2)
+    },
+    STEP_MS,
+  )
+
+  it(
+    'gives TypeScript users typed entry points (exports types conditions, strict, no internals)',
+    () => {
+      writeFileSync(
+        join(project, 'typed.ts'),
+        `
+import { createMock, MockControlError, type MockServer } from '${NAME}'
+import { verifySignature, type VerifyResult } from '${NAME}/receiver'
+import { run, type RunOptions } from '${NAME}/conformance'
+import { ERROR_CATALOG, OPENAPI_FILE, type components } from '${NAME}/spec'
+
+export async function sdkTest(): Promise<void> {
+  const mock: MockServer = await createMock({ clock: 'manual', seed: 's', clockStart: 'now' })
+  const now: Date = await mock.clock.advance(5)
+  // @ts-expect-error the internal dependency set is not part of the package's surface
+  void mock.deps
+  const queued: { scenario: string } = await mock.scenarios.queue('d', { steps: [{ at: 1, step: 'succeed' }] })
+  const verdict: VerifyResult = verifySignature({ header: undefined, rawBody: '', secrets: [], nowS: 0 })
+  const options: RunOptions = { baseUrl: 'http://127.0.0.1:4010', only: ['SES'] }
+  const status: number = await run(options)
+  const turn: components['schemas']['Turn'] | undefined = undefined
+  void [now, queued, verdict, status, turn, ERROR_CATALOG, OPENAPI_FILE, MockControlError]
+}
+`,
+      )
+      writeFileSync(
+        join(project, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            target: 'ES2022',
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            strict: true,
+            noEmit: true,
+            skipLibCheck: true,
+            types: [],
+          },
+          files: ['typed.ts'],
+        }),
+      )
+      const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
+      run(process.execPath, [tsc, '-p', 'tsconfig.json'], project)
     },
     STEP_MS,
   )
