@@ -151,7 +151,7 @@ const layers = {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'spec/generated/**', 'coverage/**', 'reports/**'] },
+  { ignores: ['node_modules/**', 'spec/generated/**', 'coverage/**', 'reports/**', 'dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -9,7 +9,8 @@ export default defineConfig({
       {
         test: {
           name: 'conformance',
-          include: ['conformance/**/*.test.ts'],
+          // .js: the compiled suite of the package's build (dist/conformance), run by ./conformance.
+          include: ['conformance/**/*.test.{ts,js}'],
           setupFiles: ['conformance/support/setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,

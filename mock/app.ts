@@ -11,8 +11,10 @@ import { carriesGatedKey } from './middleware/api-key.js'
 import { controlToken } from './middleware/control-token.js'
 import { faults } from './middleware/faults.js'
 import { forwardCompat } from './middleware/forward-compat.js'
+import { journal } from './middleware/journal.js'
 import { logger } from './middleware/logger.js'
 import { noStore } from './middleware/no-store.js'
+import { mockVersion } from './middleware/version.js'
 import { requestId } from './middleware/request-id.js'
 import { controlRoutes } from './routes/control.js'
 import { controlAccessRoutes } from './routes/control-access.js'
@@ -65,7 +67,9 @@ export function createApp(deps: Deps): Hono<Env> {
   })
   app.use('*', requestId())
   app.use('*', logger())
+  app.use('*', journal())
   app.use('*', noStore())
+  app.use('*', mockVersion())
 
   app.use('/_mock/*', controlToken())
   app.route('/_mock', controlRoutes())

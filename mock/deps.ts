@@ -16,6 +16,7 @@ import type { Db } from './store/db.js'
 import type { Channel } from './util/channel.js'
 import type { Referee } from './referee/referee.js'
 import type { Ids } from './util/ids.js'
+import type { RequestJournal } from './util/journal.js'
 import type { Log } from './util/log.js'
 import type { DeliveryPool } from './webhooks/pool.js'
 
@@ -31,6 +32,8 @@ export type MockConfig = {
   durable?: boolean
   /** --control-token: the control API (/_mock) then needs `Authorization: Bearer <token>`. */
   controlToken?: string
+  /** Where virtual time starts at the first start and at every reset (default: the world's clock_start). */
+  clockStart?: 'now' | number
   /** Seed of the record-id sequence (uuids); secret tokens and request ids are random, not seeded. */
   seed: string
   /** --allow-insecure-webhooks: http:// and loopback webhook endpoints allowed (local rehearsal only). */
@@ -64,6 +67,8 @@ export type Deps = {
   bus: MockBus
   /** The instance's open SSE streams. */
   streams: StreamHub
+  /** The requests the instance received on the service's paths (GET /_mock/requests), bounded. */
+  journal: RequestJournal
   /** The instance's webhook sends in flight (outside the timer loop, bounded). */
   deliveries: DeliveryPool
   /** The instance's client referee (/_mock/referee; mock/referee/referee.ts). */

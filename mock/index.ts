@@ -4,7 +4,7 @@
  */
 import type { Hono } from 'hono'
 import { createApp } from './app.js'
-import type { ClockMode } from './clock/clock.js'
+import { parseClockStart, type ClockMode } from './clock/clock.js'
 import type { TimerKinds } from './clock/timer-kinds.js'
 import type { Deps, Env } from './deps.js'
 import type { SseLimits } from './events/sse.js'
@@ -35,7 +35,15 @@ export type MockOptions = {
   durable?: boolean
   /** When set, the control API (/_mock) needs `Authorization: Bearer <token>` (a mock shared on a network). */
   controlToken?: string
-  /** Seed of the record-id sequence (uuids), default "mock"; tokens and request ids are never seeded. */
+  /**
+   * Virtual time at start and after every reset: 'now' (the wall clock's time then: webhook signatures a
+   * receiver on wall time accepts), an ISO 8601 time with a zone, or a Date; default the world's clock_start.
+   */
+  clockStart?: 'now' | string | Date
+  /**
+   * Seed of the record-id sequence (uuids), default "mock"; a reset rewinds it. Tokens and request ids are
+   * never seeded.
+   */
   seed?: string
   /** true: JSON lines to stdout/stderr; a Log: that sink; default silent. */
   log?: boolean | Log
@@ -110,12 +118,24 @@ export function resolveWorld(fixtures: MockOptions['fixtures']): {
   return { world: validateWorld(fixtures, 'inline fixtures'), source: 'inline fixtures' }
 }
 
+/** The clockStart option as the store's config holds it; a RangeError for a value that is no time. */
+function toClockStart(start: MockOptions['clockStart']): 'now' | number | undefined {
+  if (start === undefined) return undefined
+  const ms = start instanceof Date ? start.getTime() : parseClockStart(start)
+  if (ms === undefined || (typeof ms === 'number' && !Number.isFinite(ms)))
+    throw new RangeError(
+      `clockStart must be 'now', an ISO 8601 time with a zone or a Date, not ${String(start)}`,
+    )
+  return ms
+}
+
 /**
  * Creates a mock in this process.
  * @example const mock = await createMock(); await mock.clock.advance(60); await mock.app.request('/_mock/clock')
  */
 export async function createMock(options: MockOptions = {}): Promise<Mock> {
   const { world, source } = resolveWorld(options.fixtures)
+  const clockStart = toClockStart(options.clockStart)
   const log =
     options.log === true
       ? jsonLog()
@@ -130,6 +150,7 @@ export async function createMock(options: MockOptions = {}): Promise<Mock> {
       durable: options.durable ?? false,
       controlToken: options.controlToken,
       seed: options.seed ?? 'mock',
+      clockStart,
       allowInsecureWebhooks: options.allowInsecureWebhooks ?? false,
       rateLimits: options.rateLimits ?? true,
       sse: options.sseLimits,

@@ -1,17 +1,24 @@
+#!/usr/bin/env node
 /**
- * The CLI: `npm start -- [--port n] [--host h] [--clock manual|realtime] [--db file] [--fixtures file]
- * [--allow-insecure-webhooks] [--no-rate-limits] [--durable] [--control-token t] [--forward-compat] [--quiet]`. Serves the mock
- * over HTTP (mock/server.ts).
+ * The CLI: `npm start -- [--port n] [--host h] [--clock manual|realtime] [--clock-start now|<ISO>] [--seed s]
+ * [--db file] [--fixtures file] [--allow-insecure-webhooks] [--no-rate-limits] [--durable] [--control-token t]
+ * [--forward-compat] [--quiet] [--version]`, also the package's bin (`npx ai-employee-mock`). Serves the mock over
+ * HTTP (mock/server.ts) in this process: stopping this process by its pid (SIGTERM, SIGINT) closes the server.
  */
 import { parseArgs } from 'node:util'
-import { CLOCK_MODES, type ClockMode } from './clock/clock.js'
+import { loadOpenApi, PACKAGE_VERSION } from '../spec/index.js'
+import { CLOCK_MODES, parseClockStart, type ClockMode } from './clock/clock.js'
+import { startedByNpm, watchParent } from './clock/parent-watch.js'
 import { createMock } from './index.js'
 import { jsonLog, withoutRequestLines } from './util/log.js'
 
-const USAGE = `usage: npm start -- [options]
+const USAGE = `usage: npm start -- [options]   (or: npx ai-employee-mock [options])
   --port <n>                  port (default: $PORT or 4010)
   --host <host>               address to listen on (default 127.0.0.1)
-  --clock manual|realtime     virtual clock mode at start (default realtime)
+  --clock manual|realtime     virtual clock mode at start and after a reset (default realtime)
+  --clock-start now|<ISO>     virtual time at start and after a reset: the wall clock's now, or an instant
+                              such as 2026-11-02T09:00:00Z (default: the fixture world's clock_start)
+  --seed <text>               seed of the record-id sequence (default "mock"); a reset rewinds it
   --db <file>                 keep state in this SQLite file (default: in memory)
   --fixtures <file>           fixture world to load (default fixtures/default-world.json)
   --allow-insecure-webhooks   allow http:// and loopback webhook endpoints (local rehearsal only)
@@ -22,6 +29,7 @@ const USAGE = `usage: npm start -- [options]
   --forward-compat            behave like a later minor version: unknown response fields, event types,
                               content kinds and error codes (POST /_mock/forward-compat switches it)
   --quiet                     no request log (errors and other events are still logged)
+  --version                   the mock's version and the interface version it simulates
   --help                      this text`
 
 function fail(message: string): never {
@@ -37,6 +45,8 @@ async function main(): Promise<void> {
         port: { type: 'string' },
         host: { type: 'string', default: '127.0.0.1' },
         clock: { type: 'string', default: 'realtime' },
+        'clock-start': { type: 'string' },
+        seed: { type: 'string' },
         db: { type: 'string' },
         fixtures: { type: 'string' },
         'allow-insecure-webhooks': { type: 'boolean', default: false },
@@ -46,6 +56,7 @@ async function main(): Promise<void> {
         'forward-compat': { type: 'boolean', default: false },
         quiet: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
+        version: { type: 'boolean', default: false },
       },
       strict: true,
       allowPositionals: false,
@@ -57,11 +68,21 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`)
     return
   }
+  if (values.version) {
+    process.stdout.write(
+      `ai-employee-mock ${PACKAGE_VERSION} (interface version ${loadOpenApi().info.version})\n`,
+    )
+    return
+  }
   const portText = values.port ?? process.env.PORT ?? '4010'
   const port = Number(portText)
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`invalid port "${portText}"`)
   if (!(CLOCK_MODES as readonly string[]).includes(values.clock))
     fail(`invalid --clock "${values.clock}"`)
+  const clockStart = values['clock-start']
+  if (clockStart !== undefined && parseClockStart(clockStart) === undefined)
+    fail(`invalid --clock-start "${values['clock-start']}" (now, or an ISO 8601 time with a zone)`)
+  if (values.seed !== undefined && values.seed.length === 0) fail('--seed needs a value')
 
   let mock
   try {
@@ -69,6 +90,8 @@ async function main(): Promise<void> {
       fixtures: values.fixtures,
       db: values.db,
       clock: values.clock as ClockMode,
+      clockStart,
+      seed: values.seed,
       allowInsecureWebhooks: values['allow-insecure-webhooks'],
       rateLimits: !values['no-rate-limits'],
       durable: values.durable,
@@ -120,6 +143,8 @@ async function main(): Promise<void> {
   }
   process.on('SIGINT', () => stop('SIGINT'))
   process.on('SIGTERM', () => stop('SIGTERM'))
+  // Under npm (npm start, npx), `kill <npm's pid>` must stop the server too: npm does not pass SIGTERM on.
+  if (startedByNpm(process.env)) watchParent(() => stop('parent process gone'))
 }
 
 await main()

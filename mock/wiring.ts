@@ -14,12 +14,13 @@ import { createStreamHub, KEEP_ALIVE_KIND, keepAlive, notifyStreams } from './ev
 import { cancelActionsOnChange } from './execution/actions.js'
 import { registerExecutionTimers } from './execution/executor.js'
 import { FaultRules } from './faults/rules.js'
-import { isWorldLoaded, loadWorld, worldStartMs } from './fixtures/load.js'
+import { isWorldLoaded, loadWorld, startMs } from './fixtures/load.js'
 import { openDb } from './store/db.js'
 import { getMetaJson, setMetaJson } from './store/meta.js'
 import { Referee } from './referee/referee.js'
 import { Channel } from './util/channel.js'
 import { Ids, type IdsState } from './util/ids.js'
+import { RequestJournal } from './util/journal.js'
 import type { Log } from './util/log.js'
 import { createDeliveries, registerWebhookTimers } from './webhooks/delivery.js'
 import { DeliveryPool } from './webhooks/pool.js'
@@ -79,7 +80,7 @@ export function createDeps(config: MockConfig, opts: CreateDepsOptions): Deps {
         load: () => getMetaJson<ClockState>(db, CLOCK_KEY),
         save: (s) => setMetaJson(db, CLOCK_KEY, s),
       },
-      { startMs: worldStartMs(config.world), mode: opts.clockMode },
+      { startMs: startMs(config, opts.wall), mode: opts.clockMode },
       opts.wall,
     )
     if (!isWorldLoaded(db)) {
@@ -99,6 +100,7 @@ export function createDeps(config: MockConfig, opts: CreateDepsOptions): Deps {
       referee: new Referee(),
       faults: new FaultRules(),
       forwardCompat: { enabled: config.forwardCompat ?? false },
+      journal: new RequestJournal(),
     } as Omit<Deps, 'scheduler'> & { scheduler: Scheduler }
     deps.scheduler = new Scheduler({
       db,

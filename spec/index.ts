@@ -10,8 +10,11 @@ export {
   openApiSchemas,
   openApiQuerySchemas,
   specFile,
+  OPENAPI_FILE,
+  ERRORS_FILE,
   escapePointer,
   DOC_ID,
   type OpenApiDocument,
 } from './openapi.js'
+export { PACKAGE_ROOT, PACKAGE_VERSION, packageFile } from './root.js'
 export { loadRequirements, type Requirement, type RequirementCatalog } from './requirements.js'

@@ -5,18 +5,23 @@
  * openApiSchemas() (bodies, headers, responses) and openApiQuerySchemas() (query strings, coerced).
  */
 import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import type { ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import { parse } from 'yaml'
+import { packageFile } from './root.js'
 
 // ajv-formats is CommonJS: its callable is the default export's `default` under NodeNext.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
 
 /** Absolute path of a file in spec/. */
-export const specFile = (name: string): string =>
-  fileURLToPath(new URL(`./${name}`, import.meta.url))
+export const specFile = (name: string): string => packageFile('spec', name)
+
+/** Absolute path of the OpenAPI document (spec/openapi.yaml), for tools that read it themselves. */
+export const OPENAPI_FILE: string = specFile('openapi.yaml')
+
+/** Absolute path of the error catalog (spec/errors.yaml). */
+export const ERRORS_FILE: string = specFile('errors.yaml')
 
 /** The OpenAPI document as plain data. */
 export type OpenApiDocument = {

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * The conformance suite as one command: `npm run conformance -- [options]` (USAGE in args.ts).
  * Checks the target once, builds the world of a real target from the flags, serves the run's ledger (one pacer,
@@ -6,7 +7,7 @@
  * requirements.json to the report directory. Exit 0 only when every selected check passed.
  */
 import { randomInt } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, realpathSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startVitest } from 'vitest/node'
@@ -22,6 +23,8 @@ import { RequirementsReporter, type RequirementReport } from './requirements-rep
 import { filesFor } from './select.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+// From source: the repository's vitest.config.ts; from the package's build (dist/), its compiled copy.
+const CONFIG = ['vitest.config.ts', 'vitest.config.js'].map((f) => join(ROOT, f)).find(existsSync)
 
 /** Environment variables the suite reads for its target; the CLI sets them itself, so inherited ones go. */
 const TARGET_ENV = [
@@ -48,7 +51,8 @@ const REAL_TEST_TIMEOUT_MS = 15 * 60_000
 const out = (line: string) => process.stdout.write(`${line}\n`)
 const err = (line: string) => process.stderr.write(`${line}\n`)
 
-async function main(argv: string[]): Promise<number> {
+/** Runs the CLI with these arguments; resolves with the exit status (conformance/index.ts: run()). */
+export async function main(argv: string[]): Promise<number> {
   const catalog = loadRequirements()
   let options: CliOptions
   try {
@@ -159,7 +163,7 @@ async function main(argv: string[]): Promise<number> {
       files,
       {
         root: ROOT,
-        config: join(ROOT, 'vitest.config.ts'),
+        config: CONFIG,
         project: ['conformance'],
         run: true,
         watch: false,
@@ -278,10 +282,13 @@ function summarize(
   return 0
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    err(`conformance: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
-    process.exit(1)
-  },
-)
+// Started as a command (tsx, node, or the package's bin link), not imported by conformance/index.ts.
+const started = process.argv[1] && realpathSync(process.argv[1])
+if (started === realpathSync(fileURLToPath(import.meta.url)))
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      err(`conformance: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+      process.exit(1)
+    },
+  )

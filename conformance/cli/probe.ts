@@ -53,7 +53,8 @@ const errorOf = (a: Answer): string => {
 /**
  * The suite drives a mock's time itself (it advances the virtual clock and resets the world before each test):
  * a mock started with a realtime clock (`npm start` without --clock manual) is switched to manual, as the
- * in-process mock runs. A reset keeps the mode.
+ * in-process mock runs. A reset goes back to the mode the mock started in: the suite sets manual again after
+ * each one (support/target.ts).
  */
 async function manualClock(base: string, controlToken: string | undefined): Promise<boolean> {
   const headers: Record<string, string> = controlToken

@@ -6,10 +6,10 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
-/** The suite's test files (relative to the repository), without the CLI's and the mutation test's own tests. */
+/** The suite's test files (relative to root: the repository, or the package's dist/), without the CLI's and the mutation test's own tests. */
 export function suiteFiles(root: string): string[] {
   return readdirSync(join(root, 'conformance'), { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.test.ts'))
+    .filter((f) => /\.test\.(ts|js)$/.test(f)) // .js: the package's compiled suite (dist/)
     .map((f) => `conformance/${f.split('\\').join('/')}`)
     .filter((f) => !f.startsWith('conformance/cli/') && !f.startsWith('conformance/mutants/'))
     .sort()

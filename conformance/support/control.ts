@@ -33,7 +33,7 @@ export class MockControl {
   /** Moves virtual time forward; resolves once every due timer has fired. */
   advance = (seconds: number) =>
     this.call<{ now: string }>('POST', '/_mock/clock/advance', { seconds })
-  reset = () => this.call<{ now: string }>('POST', '/_mock/reset')
+  reset = () => this.call<{ now: string; mode?: 'manual' | 'realtime' }>('POST', '/_mock/reset')
   /** Queues a scenario for the next `times` executions of a Deployment or Workflow. */
   queueScenario = (target_id: string, scenario: string, times?: number) =>
     this.call<unknown>(

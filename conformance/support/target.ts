@@ -193,7 +193,9 @@ async function mockTarget(
     capabilities: { virtualTime: true, insecureWebhooks },
     world,
     fresh: async () => {
-      await control.reset()
+      // A reset goes back to the mode the mock was started in: the suite moves virtual time itself.
+      const { mode } = await control.reset()
+      if (mode === 'realtime') await control.setMode('manual')
     },
     close,
   }

@@ -4,15 +4,14 @@
  */
 import { createHash, randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { packageFile } from '../../spec/index.js'
 import type { ApiResponse } from './client.js'
 import { sendMultipart, type Part } from './multipart.js'
 import { retryRateLimited } from './pace.js'
 import type { Target } from './target.js'
 
-const FILES_DIR = new URL('../../fixtures/files/', import.meta.url)
-
 /** The bytes of a sample file in fixtures/files. */
-export const sample = (name: string): Buffer => readFileSync(new URL(name, FILES_DIR))
+export const sample = (name: string): Buffer => readFileSync(packageFile('fixtures', 'files', name))
 
 /**
  * Limits > Sizes and counts, "Allowed file types": each extension with its registered MIME type (the type the

@@ -23,12 +23,40 @@ export const monotonicMs = (): number => performance.now()
 export type WallClock = () => number
 const systemWall: WallClock = () => Date.now()
 
+/**
+ * Where virtual time starts (at the first start of a store and at every reset): undefined for the fixture
+ * world's clock_start, an instant in ms, or 'now' for the wall clock's time at that moment (so webhook
+ * signatures can be checked by a receiver on wall time).
+ */
+export type ClockStart = 'now' | number | undefined
+
+/** The start instant in ms for a ClockStart, given the fixture world's own start. */
+export function clockStartMs(
+  start: ClockStart,
+  worldStartMs: number,
+  wall: WallClock = systemWall,
+): number {
+  if (start === 'now') return wall()
+  return start ?? worldStartMs
+}
+
+/** Parses a --clock-start value: 'now' or an ISO 8601 instant with a time zone; undefined when it is neither. */
+export function parseClockStart(text: string): 'now' | number | undefined {
+  if (text === 'now') return 'now'
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text))
+    return undefined
+  const ms = Date.parse(text)
+  return Number.isFinite(ms) ? ms : undefined
+}
+
 export class Clock {
   private state: ClockState
   private last: number
   /** The instant of the pinned() call in progress, if any. */
   private pin: number | undefined
   private readonly listeners = new Set<(mode: ClockMode) => void>()
+  /** The mode the instance was started in: a world reset goes back to it. */
+  readonly startMode: ClockMode
 
   /** Loads the persisted state if any, otherwise starts at startMs in the given mode. */
   constructor(
@@ -36,6 +64,7 @@ export class Clock {
     init: { startMs: number; mode: ClockMode },
     private readonly wall: WallClock = systemWall,
   ) {
+    this.startMode = init.mode
     const saved = store.load()
     if (saved) {
       this.state = saved
@@ -80,6 +109,11 @@ export class Clock {
   /** Current virtual time as ISO 8601 UTC. */
   iso(): string {
     return this.now().toISOString()
+  }
+
+  /** The wall clock's time as ISO 8601 UTC (the request journal's wall_at; never virtual time). */
+  wallIso(): string {
+    return new Date(this.wall()).toISOString()
   }
 
   /** Switches mode; `now` is the same just before and just after. */

@@ -46,3 +46,6 @@ export function errorFrame(envelope: ErrorEnvelope): string {
 
 /** The keep-alive comment (SSE-009). */
 export const KEEP_ALIVE_FRAME = ': keep-alive\n\n'
+
+/** The reconnection-delay hint a stream starts with (a frame with no event: clients only note the delay). */
+export const retryFrame = (ms: number): string => `retry: ${ms}\n\n`

@@ -38,10 +38,14 @@ async function newSession(): Promise<string> {
   return ((await res.json()) as { session_id: string }).session_id
 }
 
+/** Opens a stream and reads past its first frame, the reconnection hint. */
 async function open(sessionId: string): Promise<ReadableStreamDefaultReader<Uint8Array>> {
   const res = await mock.app.request(`/v1/sessions/${sessionId}/events`, { headers: H })
   expect(res.status).toBe(200)
-  return res.body!.getReader()
+  const reader = res.body!.getReader()
+  const { value } = await reader.read()
+  expect(new TextDecoder().decode(value)).toMatch(/^retry: \d+\n\n$/)
+  return reader
 }
 
 /** Appends `n` public message events of `bytes` characters to a Session, in one transaction. */
@@ -163,5 +167,20 @@ describe('SSE stream module', () => {
     expect(text).toMatch(/event: error\ndata: \{"error":\{"code":"INVALID_API_KEY"/)
     expect(text).not.toMatch(/^id: .*\n(?=event: error)/m)
     expect(openStreamCount(mock.deps)).toBe(0)
+  })
+})
+
+describe('reconnection hint (issue #14, x-assumed)', () => {
+  it('starts every stream with a retry: frame carrying the instance limit, before any event', async () => {
+    await withLimits({ retryMs: 250 })
+    const sessionId = await newSession()
+    await mock.clock.advance(10)
+    const res = await mock.app.request(`/v1/sessions/${sessionId}/events`, { headers: H })
+    const reader = res.body!.getReader()
+    const { value } = await reader.read()
+    expect(new TextDecoder().decode(value)).toBe('retry: 250\n\n')
+    const next = new TextDecoder().decode((await reader.read()).value)
+    expect(next).toMatch(/^id: /)
+    await reader.cancel()
   })
 })

@@ -17,7 +17,7 @@ import { getTimer } from '../store/timers.js'
 import { accessProblem, type Aggregate } from '../access/access.js'
 import { eventsVisibleSince } from '../domain/retention.js'
 import type { EventRecord } from './log.js'
-import { errorFrame, eventFrame, KEEP_ALIVE_FRAME } from './public.js'
+import { errorFrame, eventFrame, KEEP_ALIVE_FRAME, retryFrame } from './public.js'
 
 /** The `sse.keep-alive` timer kind: one timer row per open stream, due keepAliveMs after the previous one. */
 export const KEEP_ALIVE_KIND = 'sse.keep-alive'
@@ -30,12 +30,18 @@ export type SseLimits = {
   sendLimitMs: number
   /** Bytes queued for one consumer beyond what the socket took (the bound of "does not buffer without bound"). */
   bufferBytes: number
+  /**
+   * The reconnection delay a stream suggests in its first frame (`retry:`, wall ms), so standard EventSource
+   * clients reconnect promptly in tests. Assumed: the document names no hint (x-assumed in openapi.yaml).
+   */
+  retryMs: number
 }
 
 export const DEFAULT_SSE_LIMITS: Readonly<SseLimits> = Object.freeze({
   keepAliveMs: 15_000,
   sendLimitMs: 10_000,
   bufferBytes: 64 * 1024,
+  retryMs: 1000,
 })
 
 /** Events read from the store per query while replaying or delivering. */
@@ -171,6 +177,7 @@ export function openStream(deps: Deps, opts: OpenStreamOptions): Response {
         if (!set) hub.byAggregate.set(opts.aggregate.id, (set = new Set()))
         set.add(stream)
         scheduleKeepAlive(stream)
+        write(stream, retryFrame(hub.limits.retryMs))
         if (!applyFault(stream)) pump(stream)
       },
       pull() {

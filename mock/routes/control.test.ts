@@ -136,7 +136,7 @@ describe('control API', () => {
     await post('/_mock/scenarios', { target_id: A.deployment, scenario: 'slow' })
     const res = await post('/_mock/reset')
     expect(res.status).toBe(200)
-    expect(await res.json()).toEqual({ now: '2026-11-02T09:00:00.000Z' })
+    expect(await res.json()).toEqual({ now: '2026-11-02T09:00:00.000Z', mode: 'manual' })
     expect(mock.fixtures().projects[0]?.approved).toBe(true)
     expect(mock.deps.scheduler.pending()).toBe(0)
     expect(takeScenario(mock.deps.db, A.deployment)).toBeUndefined()

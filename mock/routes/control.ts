@@ -6,7 +6,9 @@
  * /_mock/preparations/{preparation_id}/package (the candidate setup changes: PACKAGE_CHANGED), and the
  * Workflow/Run extensions of control-runs.ts (publish, stop, external-effect-unknown).
  */
+import { readFileSync } from 'node:fs'
 import { Hono, type Context } from 'hono'
+import { loadOpenApi, OPENAPI_FILE } from '../../spec/index.js'
 import { body } from '../http/control-body.js'
 import { CLOCK_MODES, type ClockMode } from '../clock/clock.js'
 import type { Env } from '../deps.js'
@@ -14,7 +16,11 @@ import { ApiError } from '../errors.js'
 import {
   BUILTIN_SCENARIOS,
   builtinScenario,
+  SCENARIO_NAME_PATTERN,
+  validateScenario,
   type ScenarioDefinition,
+  type ScenarioStep,
+  type ScenarioTarget,
 } from '../execution/scenarios.js'
 import { fixturesView, resetWorld } from '../fixtures/load.js'
 import { getDeployment } from '../store/deployments.js'
@@ -23,8 +29,10 @@ import { getProject, setProjectBalance, setProjectStorageLimit } from '../store/
 import {
   enqueueScenario,
   getFixtureScenario,
+  insertFixtureScenario,
   listFixtureScenarios,
   listScenarioQueue,
+  nextFixtureScenarioPosition,
 } from '../store/scenarios.js'
 import { getWorkflow } from '../store/workflows.js'
 import { artifactDetail } from '../domain/file-views.js'
@@ -36,6 +44,8 @@ import { acceptScopes } from '../http/operations.js'
 import { setProjectBudgets } from '../store/usage.js'
 import { changeCandidatePackage } from '../works/preparations.js'
 import { controlBodyAjv as ajv } from '../util/ajv.js'
+import { lazy } from '../util/memo.js'
+import { versions } from '../middleware/version.js'
 
 const clockBody = ajv.compile<{ mode: ClockMode }>({
   type: 'object',
@@ -55,13 +65,39 @@ const resetBody = ajv.compile<Record<string, never>>({
   type: 'object',
   additionalProperties: false,
 })
-const scenarioBody = ajv.compile<{ target_id: string; scenario: string; times?: number }>({
+/** An inline scenario: a fixture scenario's shape (fixtures/world.schema.json), with an optional name. */
+type InlineScenario = {
+  name?: string
+  description?: string
+  applies_to?: ScenarioTarget[]
+  steps: ScenarioStep[]
+}
+const scenarioBody = ajv.compile<{
+  target_id: string
+  scenario: string | InlineScenario
+  times?: number
+}>({
   type: 'object',
   additionalProperties: false,
   required: ['target_id', 'scenario'],
   properties: {
     target_id: { type: 'string', minLength: 1 },
-    scenario: { type: 'string', minLength: 1 },
+    scenario: {
+      anyOf: [
+        { type: 'string', minLength: 1 },
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['steps'],
+          properties: {
+            name: { type: 'string', pattern: SCENARIO_NAME_PATTERN.source, maxLength: 100 },
+            description: { type: 'string', maxLength: 1000 },
+            applies_to: { type: 'array' },
+            steps: { type: 'array', minItems: 1, maxItems: 1000 },
+          },
+        },
+      ],
+    },
     times: { type: 'integer', minimum: 1, maximum: 1000 },
   },
 })
@@ -147,6 +183,67 @@ const scopesBody = ajv.compile<{ scopes: string[] }>({
 
 const iso = (ms: number): string => new Date(ms).toISOString()
 
+/** GET /_mock/requests filters (query parameters; every one given must match). */
+const journalQuery = ajv.compile<{
+  method?: string
+  path?: string
+  path_prefix?: string
+  operation?: string
+  status?: string
+  idempotency_key?: string
+  request_id?: string
+  limit?: string
+}>({
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    method: { type: 'string', pattern: '^[A-Za-z]{1,16}$' },
+    path: { type: 'string', minLength: 1 },
+    path_prefix: { type: 'string', minLength: 1 },
+    operation: { type: 'string', minLength: 1 },
+    status: { type: 'string', pattern: '^[1-5][0-9]{2}$' },
+    idempotency_key: { type: 'string', minLength: 1 },
+    request_id: { type: 'string', minLength: 1 },
+    limit: { type: 'string', pattern: '^[1-9][0-9]{0,3}$' },
+  },
+})
+
+/** The OpenAPI document as shipped (YAML text), read once. */
+const openApiText = lazy(() => readFileSync(OPENAPI_FILE, 'utf8'))
+
+/**
+ * Stores an inline scenario (POST /_mock/scenarios with a script instead of a name) beside the fixture
+ * scenarios, validated as they are; its name is the given one or inline-<n>. A reset removes it.
+ */
+function storeInlineScenario(c: Context<Env>, inline: InlineScenario): string {
+  const { db } = c.var.deps
+  const position = nextFixtureScenarioPosition(db)
+  const name = inline.name ?? `inline-${position + 1}`
+  if (builtinScenario(name) || getFixtureScenario(db, name)) {
+    throw new ApiError('INVALID_INPUT', {
+      status: 422,
+      message: `a scenario named "${name}" exists already; choose another name`,
+      details: { scenario: name },
+    })
+  }
+  const def = {
+    name,
+    description: inline.description ?? '',
+    applies_to: inline.applies_to ?? (['deployment', 'workflow'] as ScenarioTarget[]),
+    steps: inline.steps,
+  }
+  const problems = validateScenario(def)
+  if (problems.length > 0) {
+    throw new ApiError('INVALID_INPUT', {
+      status: 422,
+      message: `invalid scenario: ${problems.join('; ')}`,
+      details: { problems },
+    })
+  }
+  insertFixtureScenario(db, name, def, position)
+  return name
+}
+
 /** A scenario by name: built-in first, then the fixture world's. */
 function findScenario(c: Context<Env>, name: string): ScenarioDefinition | undefined {
   return builtinScenario(name) ?? getFixtureScenario(c.var.deps.db, name)
@@ -157,6 +254,55 @@ export function controlRoutes(): Hono<Env> {
   const app = new Hono<Env>()
 
   app.get('/fixtures', (c) => c.json(fixturesView(c.var.deps.db)))
+
+  // Discovery: a health path for start-up waits, the versions, and the OpenAPI document the mock serves.
+  app.get('/health', (c) => c.json({ status: 'ok' }))
+  app.get('/version', (c) => c.json(versions()))
+  app.get('/openapi.yaml', (c) => {
+    c.header('Content-Type', 'application/yaml; charset=utf-8')
+    return c.body(openApiText())
+  })
+  app.get('/openapi.json', (c) => c.json(loadOpenApi()))
+
+  // The request journal: what the mock received on /v1 and /api/runtime, oldest first (the last `limit`).
+  app.get('/requests', (c) => {
+    const q = c.req.query()
+    if (!journalQuery(q)) {
+      const problems = (journalQuery.errors ?? []).map((e) =>
+        e.keyword === 'additionalProperties'
+          ? `unknown filter "${(e.params as { additionalProperty: string }).additionalProperty}"`
+          : `${e.instancePath.slice(1)} ${e.message ?? 'invalid'}`,
+      )
+      throw new ApiError('INVALID_INPUT', {
+        status: 422,
+        message: `invalid filters: ${problems.join('; ')}`,
+        details: { problems },
+      })
+    }
+    const { journal } = c.var.deps
+    const items = journal
+      .list()
+      .filter(
+        (e) =>
+          (q.method === undefined || e.method === q.method.toUpperCase()) &&
+          (q.path === undefined || e.path === q.path) &&
+          (q.path_prefix === undefined || e.path.startsWith(q.path_prefix)) &&
+          (q.operation === undefined || e.operation === q.operation) &&
+          (q.status === undefined || e.status === Number(q.status)) &&
+          (q.idempotency_key === undefined || e.idempotency_key === q.idempotency_key) &&
+          (q.request_id === undefined || e.request_id === q.request_id),
+      )
+    return c.json({
+      items: q.limit === undefined ? items : items.slice(-Number(q.limit)),
+      capacity: journal.capacity,
+      dropped: journal.dropped,
+    })
+  })
+
+  app.delete('/requests', (c) => {
+    c.var.deps.journal.clear()
+    return c.json({ cleared: true })
+  })
 
   app.get('/clock', (c) => {
     const { clock } = c.var.deps
@@ -180,7 +326,8 @@ export function controlRoutes(): Hono<Env> {
   app.post('/reset', async (c) => {
     await body(c, resetBody)
     const now = await resetWorld(c.var.deps)
-    return c.json({ now: iso(now) })
+    // The clock is back in the mode the mock was started in (--clock).
+    return c.json({ now: iso(now), mode: c.var.deps.clock.mode })
   })
 
   app.get('/scenarios', (c) => {
@@ -197,7 +344,7 @@ export function controlRoutes(): Hono<Env> {
   })
 
   app.post('/scenarios', async (c) => {
-    const { target_id, scenario, times = 1 } = await body(c, scenarioBody)
+    const { target_id, scenario: given, times = 1 } = await body(c, scenarioBody)
     const { db } = c.var.deps
     const target: 'deployment' | 'workflow' | undefined = getDeployment(db, target_id)
       ? 'deployment'
@@ -210,26 +357,30 @@ export function controlRoutes(): Hono<Env> {
         details: { target_id },
       })
     }
-    const def = findScenario(c, scenario)
-    if (!def) {
-      const known = [
-        ...BUILTIN_SCENARIOS.map((s) => s.name),
-        ...listFixtureScenarios(db).map((s) => s.name),
-      ]
-      throw new ApiError('INVALID_INPUT', {
-        status: 422,
-        message: `unknown scenario "${scenario}"; known: ${known.join(', ')}`,
-        details: { scenario, known },
-      })
-    }
-    if (!def.applies_to.includes(target)) {
-      throw new ApiError('INVALID_INPUT', {
-        status: 422,
-        message: `scenario "${scenario}" applies to ${def.applies_to.join(' and ')} executions, not to a ${target}`,
-        details: { scenario, target_id, applies_to: def.applies_to },
-      })
-    }
-    const queued = enqueueScenario(db, target_id, scenario, times)
+    // One transaction: an inline scenario refused below (it does not apply to the target) is not kept.
+    const queued = db.tx(() => {
+      const scenario = typeof given === 'string' ? given : storeInlineScenario(c, given)
+      const def = findScenario(c, scenario)
+      if (!def) {
+        const known = [
+          ...BUILTIN_SCENARIOS.map((s) => s.name),
+          ...listFixtureScenarios(db).map((s) => s.name),
+        ]
+        throw new ApiError('INVALID_INPUT', {
+          status: 422,
+          message: `unknown scenario "${scenario}"; known: ${known.join(', ')}`,
+          details: { scenario, known },
+        })
+      }
+      if (!def.applies_to.includes(target)) {
+        throw new ApiError('INVALID_INPUT', {
+          status: 422,
+          message: `scenario "${scenario}" applies to ${def.applies_to.join(' and ')} executions, not to a ${target}`,
+          details: { scenario, target_id, applies_to: def.applies_to },
+        })
+      }
+      return enqueueScenario(db, target_id, scenario, times)
+    })
     return c.json({ target_id, target, scenario: queued.scenario, times: queued.remaining }, 201)
   })
 

@@ -3,8 +3,8 @@
  * migrations of mock/store/schema/*.sql in file-name order, caches prepared statements and runs transactions.
  */
 import { readdirSync, readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
+import { packageFile } from '../../spec/index.js'
 
 /** A prepared statement; rows come back as plain objects (cast to the module's row type). */
 export type Statement = Database.Statement<unknown[], unknown>
@@ -25,7 +25,8 @@ export interface Db {
   close(): void
 }
 
-const SCHEMA_DIR = fileURLToPath(new URL('./schema/', import.meta.url))
+// The SQL files stay in mock/store/schema (shipped as they are): found from the package root, built or not.
+const SCHEMA_DIR = packageFile('mock', 'store', 'schema')
 const MIGRATIONS_TABLE = 'schema_migrations'
 
 /**

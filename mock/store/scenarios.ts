@@ -20,6 +20,14 @@ export function insertFixtureScenario(
   )
 }
 
+/** The position after every stored fixture scenario (an inline scenario goes last). */
+export function nextFixtureScenarioPosition(db: Db): number {
+  const row = db.stmt('SELECT MAX(position) AS last FROM fixture_scenarios').get() as {
+    last: number | null
+  }
+  return (row.last ?? -1) + 1
+}
+
 export function getFixtureScenario(db: Db, name: string): ScenarioDefinition | undefined {
   const row = db.stmt('SELECT definition_json FROM fixture_scenarios WHERE name = ?').get(name) as
     { definition_json: string } | undefined

@@ -57,7 +57,7 @@ describe('ids', () => {
     expect(() => ids.secretToken(8)).toThrow(RangeError)
   })
 
-  it('never repeats an id after a restart on the same store or after a reset', () => {
+  it('never repeats an id of an earlier process start on the same store, also after a reset', () => {
     const store = memoryIdsStore()
     const seen = new Set<string>()
     const before = new Ids(store, 's')
@@ -66,5 +66,14 @@ describe('ids', () => {
     for (let i = 0; i < 2000; i++) expect(seen.has(after.uuid())).toBe(false)
     after.reset()
     expect(seen.has(after.uuid())).toBe(false)
+  })
+
+  it('rewinds the sequence on a reset: the same calls give the same ids again', () => {
+    const ids = new Ids(memoryIdsStore(), 's')
+    const first = Array.from({ length: 50 }, () => ids.uuid())
+    ids.reset()
+    expect(Array.from({ length: 50 }, () => ids.uuid())).toEqual(first)
+    ids.reset()
+    expect(ids.uuid()).toBe(first[0])
   })
 })

@@ -1,8 +1,9 @@
 /**
  * Ids, request ids and secret tokens: the mock's only source of randomness, in two parts.
  * - Seeded: record ids (`uuid()`) are a deterministic sequence, reproducible for a seed and the same sequence
- *   of calls on a fresh store; every process start on a kept store (--db) and every world reset starts a new
- *   sequence, so ids never repeat within one store. Ids are not secrets: anyone who knows the seed can
+ *   of calls on a fresh store and again after every world reset (which wipes every record, so the same
+ *   test sequence gives the same ids after a reset); every process start on a kept store (--db) starts a
+ *   new sequence, so ids of records a store keeps are never repeated. Ids are not secrets: anyone who knows the seed can
  *   compute them, and access rules never rely on an id being unknown.
  * - Cryptographic (node:crypto randomBytes, not seeded, not reproducible): secret tokens (download tokens,
  *   webhook signing secrets, anything that grants access) and request ids. Neither draws from the seeded
@@ -11,7 +12,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 
 /**
- * Persisted state of the seeded sequence: epoch (world resets so far) and boot (process starts on this
+ * Persisted state of the seeded sequence: epoch (0; stores of versions before 0.2 counted world resets) and boot (process starts on this
  * store). Ids are hashes of (seed, epoch, boot, counter); the counter lives in memory only, so nothing is
  * written per id and a rolled-back transaction cannot make the store forget ids already handed out.
  */
@@ -68,9 +69,13 @@ export class Ids {
     return randomBytes(bytes).toString('base64url')
   }
 
-  /** Starts a new epoch of the seeded sequence at counter 0 (world reset). */
+  /**
+   * Rewinds the seeded sequence to where this process started it (world reset): the world is wiped, so the
+   * same calls after a reset give the same ids as after the start. A store kept with --db keeps its boot count,
+   * so ids of an earlier process start are still never repeated.
+   */
   reset(): void {
-    this.epoch += 1
+    this.epoch = 0
     this.counter = 0
     this.persist()
   }
