@@ -21,6 +21,7 @@ export type MockOptions = Pick<
   | 'rateLimits'
   | 'durable'
   | 'controlToken'
+  | 'forwardCompat'
   | 'log'
 >
 
