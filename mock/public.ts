@@ -4,7 +4,11 @@
  * internals (the app, the store, the dependency set) stay behind mock/index.ts, which the repository's own
  * tests use.
  */
-import { createMock as createInternalMock, type MockOptions as InternalOptions } from './index.js'
+import {
+  createMock as createInternalMock,
+  type Mock,
+  type MockOptions as InternalOptions,
+} from './index.js'
 import type { ClockMode } from './clock/clock.js'
 import type { FixturesView } from './fixtures/load.js'
 import type { FixtureScenario, FixtureWorld } from './fixtures/world.js'
@@ -76,6 +80,11 @@ export type MockServer = {
       times?: number,
     ): Promise<QueuedScenario>
   }
+  /**
+   * Fault rules (README: Fault rules): `add(body)` takes the POST /_mock/faults body (validated: a RangeError
+   * names what is wrong); `list()`, `remove(id)`, `clear()`. A reset clears them.
+   */
+  faults: Mock['faults']
   webhooks: {
     /** Resolves once no webhook send is in flight or queued (await before reading what a receiver got). */
     idle(): Promise<void>
@@ -132,6 +141,7 @@ export async function createMock(options: MockOptions = {}): Promise<MockServer>
           ...(times === undefined ? {} : { times }),
         })) as QueuedScenario,
     },
+    faults: mock.faults,
     webhooks: mock.webhooks,
     requests: () => [...mock.deps.journal.list()],
     clearRequests: () => mock.deps.journal.clear(),

@@ -35,7 +35,7 @@ export const errorEnvelopeConformance: ResponseCheck = {
       )
     }
     // A proxy may answer 502/503/504 without the envelope (retry rule 5).
-    if ([502, 504].includes(response.status) && !isJson(response)) return
+    if ([502, 503, 504].includes(response.status) && !isJson(response)) return
     if (!isJson(response)) fail(`error response with status ${response.status} is not JSON`)
     const body = response.body as { error?: Record<string, unknown> } | undefined
     const error = body?.error

@@ -81,7 +81,7 @@ describe('scheduler', () => {
       ),
       { numRuns: 60 },
     )
-  })
+  }, 60_000)
 
   it('gives a timer scheduled by a firing handler a larger seq than the one that fired (seq never reused)', async () => {
     const seqs: number[] = []

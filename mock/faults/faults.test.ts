@@ -5,6 +5,7 @@
 import { request as httpRequest } from 'node:http'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ConnectionDropped, createMock, type Mock } from '../index.js'
+import { memoryLog } from '../util/log.js'
 import { FaultRules, pathMatches, validateFaultRule } from './rules.js'
 
 const KEY = 'sk_test_a_full'
@@ -211,6 +212,23 @@ describe('/_mock/faults', () => {
     const res = await listDeployments()
     expect(res.status).toBe(200)
     expect(mock.faults.list()[0]).toMatchObject({ fired: 1, remaining: 0 })
+  })
+
+  it('logs a dropped request as dropped, not with a status', async () => {
+    const log = memoryLog()
+    const logged = await createMock({ log })
+    try {
+      logged.faults.add({ match: {}, action: { drop: 'before' }, times: 1 })
+      await expect(
+        logged.app.request('/v1/deployments', { headers: { Authorization: `Bearer ${KEY}` } }),
+      ).rejects.toBeInstanceOf(ConnectionDropped)
+      expect(log.lines.find((l) => l.msg === 'request')).toMatchObject({
+        status: null,
+        dropped: 'before',
+      })
+    } finally {
+      logged.close()
+    }
   })
 
   it('validates programmatic rules too', () => {
