@@ -95,10 +95,15 @@ export type RequirementReport = RunMeta & {
   warnings: Warning[]
   /** With a baseline: the new failures, the expected ones, and the baselined ids that now pass. */
   baseline?: BaselineComparison
+  /** Against a mock: the client referee's findings about the suite's own requests (report only). */
+  clientFindings: ClientFinding[]
 }
 
-/** What the run's tests carried in their meta besides their outcomes (setup.ts). */
-export type RunExtras = { tallies: OperationTally[]; warnings: Warning[] }
+/** A finding of the mock's client referee about the suite's own requests, with the test that made them. */
+export type ClientFinding = { rule: string; requirement_id: string; test: string }
+
+/** What the run's tests carried in their meta besides their outcomes (setup.ts, use-target.ts). */
+export type RunExtras = { tallies: OperationTally[]; warnings: Warning[]; client?: ClientFinding[] }
 
 /** A response check's failure: `[check][REQ-001] operationId: ...` (conformance/checks/failure.ts). */
 const CHECK_FAILURE = /\[([a-z][\w-]*)\](?:\[[A-Z]+-\d{3}\])? (\S+?):/
@@ -195,6 +200,7 @@ export function buildRequirementReport(
     operations: summarizeOperations(outcomes, extras),
     ...(meta.baselineIds ? { baseline: compareWithBaseline(results, meta.baselineIds) } : {}),
     warnings: [...new Map(extras.warnings.map((w) => [w.key, w])).values()],
+    clientFindings: extras.client ?? [],
   }
 }
 
@@ -280,6 +286,24 @@ export function renderMarkdown(report: RequirementReport): string {
       )
     lines.push('')
   }
+  if (report.clientFindings.length > 0) {
+    lines.push(
+      "## The suite's own requests, judged by the mock's client referee",
+      '',
+      'Tests that probe the server with a bad request on purpose (a resend of a refused body, another body under',
+      'a key, quick reads) appear here; the retry helpers of the suite should not.',
+      '',
+      '| rule | requirement | tests |',
+      '|---|---|---|',
+    )
+    const byRule = new Map<string, ClientFinding[]>()
+    for (const f of report.clientFindings) byRule.set(f.rule, [...(byRule.get(f.rule) ?? []), f])
+    for (const [rule, list] of byRule)
+      lines.push(
+        `| ${rule} | ${list[0]!.requirement_id} | ${list.length}: ${cell([...new Set(list.map((f) => f.test))].slice(0, 5).join('; '))} |`,
+      )
+    lines.push('')
+  }
   if (report.warnings.length > 0) {
     lines.push('## Warnings (not failures)', '')
     for (const w of report.warnings)
@@ -355,10 +379,11 @@ function failedParent(t: TestCase): string | undefined {
 
 /** The tallies and warnings the run's tests carried in their meta. */
 export function extrasOf(modules: readonly TestModule[]): RunExtras {
-  const extras: RunExtras = { tallies: [], warnings: [] }
+  const extras: RunExtras = { tallies: [], warnings: [], client: [] }
   for (const m of modules)
     for (const t of m.children.allTests()) {
       const meta = t.meta()
+      for (const v of meta.clientViolations ?? []) extras.client!.push({ ...v, test: t.name })
       if (meta.operations) extras.tallies.push(meta.operations)
       if (meta.warnings) extras.warnings.push(...meta.warnings)
     }

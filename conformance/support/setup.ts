@@ -15,6 +15,8 @@ declare module 'vitest' {
     operations?: OperationTally
     /** Findings that do not fail a check (undocumented response fields on a real target). */
     warnings?: Warning[]
+    /** What the mock's client referee found in the test's own requests (use-target.ts). */
+    clientViolations?: { rule: string; requirement_id: string }[]
   }
 }
 

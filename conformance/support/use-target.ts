@@ -10,8 +10,11 @@
  * property to the started one. Call it at the top of the file, before the file's own hooks: hooks run in the
  * order they are registered, and after-hooks in reverse, so the file's afterAll hooks run before the close.
  */
-import { afterAll, beforeAll, beforeEach } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest'
 import { startTarget, type Target, type TargetOptions } from './target.js'
+
+/** A finding of the mock's client referee (GET /_mock/referee). */
+type RefereeFinding = { rule: string; requirement_id: string }
 
 export type UseTargetOptions = TargetOptions & {
   /** Call target.fresh() before each test (default true). */
@@ -36,6 +39,18 @@ export function useTarget(options: UseTargetOptions = {}): Target {
     const closing = current
     current = undefined
     await closing?.close()
+  })
+  // The mock's client referee judges the suite's own requests: each test carries its findings (report only).
+  afterEach(async ({ task }) => {
+    if (!current?.control) return
+    const res = await current.api.get('/_mock/referee', { check: false })
+    const findings = (res.body as { violations?: RefereeFinding[] } | undefined)?.violations ?? []
+    if (findings.length === 0) return
+    task.meta.clientViolations = findings.map((f) => ({
+      rule: f.rule,
+      requirement_id: f.requirement_id,
+    }))
+    await current.api.delete('/_mock/referee', undefined, { check: false })
   })
   if (freshEach) {
     beforeEach(async () => {
