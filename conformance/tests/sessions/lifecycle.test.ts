@@ -188,6 +188,19 @@ it(`${req('STATE-020', 'SES-025', 'DEL-001', 'DEL-002')} deletes a Session with 
   expect(again.body).toEqual(del.body)
 })
 
+it(`${req('SES-025', 'DEL-001', 'DEL-002')} deletes a Session with a 202 receipt without content, blocks its reads at once, and returns the same receipt to a resend`, async () => {
+  const r = await accepted(text('Summarise the deletion test'))
+  const idem = newIdempotencyKey('delete')
+  const path = `/v1/sessions/${r.session_id}`
+  const del = await target.api.delete(path, {}, { key: target.world.keys.full, idem })
+  expect(del.status, del.text).toBe(202)
+  expect(JSON.stringify(del.body)).not.toContain('Summarise')
+  expectError(await target.api.get(r.status_url, { key: target.world.keys.full }), 'NOT_FOUND')
+  const again = await target.api.delete(path, {}, { key: target.world.keys.full, idem })
+  expect(again.status).toBe(202)
+  expect(again.body).toEqual(del.body)
+})
+
 it(`${req('STATE-006', 'CONC-001')} lets 2 executions run per Project, keeps the third QUEUED and expires it with QUEUE_TIMEOUT when its queue time passes`, async (ctx) => {
   const control = mockOnly(ctx, target, 'needs scripted slow executions and virtual time')
   await control.queueScenario(target.world.deployments.active, 'slow', 3)
