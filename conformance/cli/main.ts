@@ -283,8 +283,14 @@ function summarize(
 }
 
 // Started as a command (tsx, node, or the package's bin link), not imported by conformance/index.ts.
-const started = process.argv[1] && realpathSync(process.argv[1])
-if (started === realpathSync(fileURLToPath(import.meta.url)))
+function startedAsCommand(): boolean {
+  try {
+    return realpathSync(process.argv[1] ?? '') === realpathSync(fileURLToPath(import.meta.url))
+  } catch {
+    return false // no script path (node -e, a REPL): imported
+  }
+}
+if (startedAsCommand())
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (error: unknown) => {
