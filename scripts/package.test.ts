@@ -214,6 +214,7 @@ import { createMock } from '${NAME}'
 import { verifySignature, Deduplicator } from '${NAME}/receiver'
 import { OPENAPI_FILE, ERROR_CATALOG, loadOpenApi } from '${NAME}/spec'
 import { run } from '${NAME}/conformance'
+import { ReferenceClient, nextStep } from '${NAME}/client'
 import { existsSync } from 'node:fs'
 const mock = await createMock()
 const clock = await (await mock.fetch(new Request('http://mock/_mock/clock'))).json()
@@ -222,6 +223,7 @@ mock.close()
 console.log(JSON.stringify({
   clock, deployments: deployments.status, mockKeys: Object.keys(mock).sort(),
   receiver: [typeof verifySignature, typeof Deduplicator],
+  client: [typeof ReferenceClient, typeof nextStep],
   spec: [existsSync(OPENAPI_FILE), loadOpenApi().info.version, 'NOT_FOUND' in ERROR_CATALOG],
   // run() resolves with the CLI's exit status (2: bad options) instead of exiting the process.
   conformance: await run({ baseUrl: 'ftp://not-a-service' }),
@@ -239,6 +241,7 @@ console.log(JSON.stringify({
         'clearRequests',
         'clock',
         'close',
+        'faults',
         'fetch',
         'fixtures',
         'listen',
@@ -248,6 +251,7 @@ console.log(JSON.stringify({
         'webhooks',
       ])
       expect(out.receiver).toEqual(['function', 'function'])
+      expect(out.client).toEqual(['function', 'function'])
       expect(out.spec).toEqual([true, '1.3.0', true])
       expect(out.conformance).toBe(2)
     },
