@@ -17,6 +17,8 @@ declare module 'vitest' {
     warnings?: Warning[]
     /** What the mock's client referee found in the test's own requests (use-target.ts). */
     clientViolations?: { rule: string; requirement_id: string }[]
+    /** Client rules the test breaks on purpose (support/probes.ts). */
+    probes?: string[]
   }
 }
 

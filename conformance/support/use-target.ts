@@ -11,10 +11,8 @@
  * order they are registered, and after-hooks in reverse, so the file's afterAll hooks run before the close.
  */
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest'
+import { unexpectedFindings, type ClientFinding } from './probes.js'
 import { startTarget, type Target, type TargetOptions } from './target.js'
-
-/** A finding of the mock's client referee (GET /_mock/referee). */
-type RefereeFinding = { rule: string; requirement_id: string }
 
 export type UseTargetOptions = TargetOptions & {
   /** Call target.fresh() before each test (default true). */
@@ -40,17 +38,23 @@ export function useTarget(options: UseTargetOptions = {}): Target {
     current = undefined
     await closing?.close()
   })
-  // The mock's client referee judges the suite's own requests: each test carries its findings (report only).
+  // The mock's client referee judges the suite's own requests (support/probes.ts): each test carries its
+  // findings, and one that breaks an enforced retry rule without declaring it fails.
   afterEach(async ({ task }) => {
     if (!current?.control) return
     const res = await current.api.get('/_mock/referee', { check: false })
-    const findings = (res.body as { violations?: RefereeFinding[] } | undefined)?.violations ?? []
+    const findings = (res.body as { violations?: ClientFinding[] } | undefined)?.violations ?? []
     if (findings.length === 0) return
     task.meta.clientViolations = findings.map((f) => ({
       rule: f.rule,
       requirement_id: f.requirement_id,
     }))
     await current.api.delete('/_mock/referee', undefined, { check: false })
+    const unexpected = unexpectedFindings(findings, task.meta.probes)
+    if (unexpected.length > 0 && task.result?.state !== 'fail')
+      throw new Error(
+        `the suite broke a client rule (the mock's referee): ${unexpected.map((f) => `${f.rule} (${f.requirement_id})`).join(', ')}; declare a deliberate probe with probesClientRule`,
+      )
   })
   if (freshEach) {
     beforeEach(async () => {

@@ -11,6 +11,7 @@ import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
 import { useTarget } from '../../support/use-target.js'
 import { sample, sha256Hex } from '../../support/uploads.js'
+import { probesClientRule } from '../../support/probes.js'
 
 const target = useTarget()
 
@@ -167,6 +168,7 @@ describe('artifact downloads', () => {
   })
 
   it(`${req('BUD-008', 'ERR-079')} refuses to issue an address below 50 SU with 402 MINIMUM_SU_REQUIRED`, async (ctx) => {
+    probesClientRule(ctx, 'RETRY-001')
     const mock = mockControl(target, ctx)
     const a = await makeArtifact(target)
     await mock.setBalance(target.world.projectId, 49)

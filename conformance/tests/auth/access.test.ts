@@ -17,6 +17,7 @@ import { req } from '../../support/req.js'
 import { createSession, newIdempotencyKey } from '../../support/session-create.js'
 import { assumedRule, role } from '../../support/skip.js'
 import { useTarget } from '../../support/use-target.js'
+import { probesClientRule } from '../../support/probes.js'
 
 const target = useTarget()
 
@@ -176,6 +177,7 @@ describe('access', () => {
   })
 
   it(`${req('AUTH-008', 'ERR-030')} answers ACTING_FORBIDDEN to a delegated-access header`, async (ctx) => {
+    probesClientRule(ctx, 'RETRY-001')
     assumedRule(ctx, target, 'delegated-access header names (x-delegated-access)')
     const { headers } = delegatedAccessNames()
     expect(headers.length).toBeGreaterThan(0)
@@ -189,6 +191,7 @@ describe('access', () => {
   })
 
   it(`${req('AUTH-008', 'ERR-030')} answers ACTING_FORBIDDEN to a delegated-access query parameter`, async (ctx) => {
+    probesClientRule(ctx, 'RETRY-001')
     assumedRule(ctx, target, 'delegated-access parameter names (x-delegated-access)')
     const { query } = delegatedAccessNames()
     expect(query.length).toBeGreaterThan(0)

@@ -12,6 +12,7 @@ import { retryRateLimited } from '../../support/pace.js'
 import { req } from '../../support/req.js'
 import { assumedRule } from '../../support/skip.js'
 import { useTarget } from '../../support/use-target.js'
+import { probesClientRule } from '../../support/probes.js'
 
 const target = useTarget()
 
@@ -40,6 +41,7 @@ describe('X-Correlation-Id', () => {
   })
 
   it(`${req('AUTH-015', 'ERR-039', 'ERR-015')} answers INVALID_CORRELATION_ID to a correlation id outside the assumed format`, async (ctx) => {
+    probesClientRule(ctx, 'RETRY-001')
     assumedRule(ctx, target, 'X-Correlation-Id format ^[A-Za-z0-9._:-]{1,128}$')
     await fc.assert(
       fc.asyncProperty(invalidCorrelationId(), async (value) => {

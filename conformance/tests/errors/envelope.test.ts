@@ -11,6 +11,7 @@ import { expectError } from '../../support/expect-error.js'
 import { fcParams } from '../../support/fc.js'
 import { req } from '../../support/req.js'
 import { useTarget } from '../../support/use-target.js'
+import { probesClientRule } from '../../support/probes.js'
 
 const target = useTarget()
 
@@ -70,7 +71,8 @@ describe('error envelope and headers', () => {
     expect(res.headers['x-request-id']).toMatch(/\S/)
   })
 
-  it(`${req('ERR-006')} issues a new X-Request-Id for every request`, async () => {
+  it(`${req('ERR-006')} issues a new X-Request-Id for every request`, async (ctx) => {
+    probesClientRule(ctx, 'RETRY-001')
     const seen = new Set<string>()
     await fc.assert(
       fc.asyncProperty(

@@ -17,6 +17,7 @@ import {
 } from '../../support/session-create.js'
 import { mockOnly } from '../../support/skip.js'
 import { useTarget } from '../../support/use-target.js'
+import { probesClientRule } from '../../support/probes.js'
 
 // One world for the file; no call-rate limit: every code is one more read of the same key.
 const target = useTarget({ freshEach: false, rateLimits: false })
@@ -52,6 +53,7 @@ const listDeployments = (): Promise<ApiResponse> =>
 describe('fault rules produce the catalog', () => {
   for (const [code, http] of HTTP_CODES) {
     it(`${req(codeRequirement(code))} ${code}: a fault rule answers ${http.status.join('/')} with retryable ${http.retryable} and the catalog's Retry-After`, async (ctx) => {
+      probesClientRule(ctx, 'RETRY-001', 'RETRY-002')
       const c = control(ctx)
       for (const status of http.status) {
         await c.addFault({

@@ -10,6 +10,7 @@ import { fcParams } from '../../support/fc.js'
 import { req } from '../../support/req.js'
 import { useTarget } from '../../support/use-target.js'
 import { upload } from '../../support/uploads.js'
+import { probesClientRule } from '../../support/probes.js'
 
 const target = useTarget()
 
@@ -37,7 +38,8 @@ describe('upload idempotency', () => {
     )
   })
 
-  it(`${req('IDEM-004', 'ERR-041')} refuses the same key with a different file with 409 IDEMPOTENCY_CONFLICT`, async () => {
+  it(`${req('IDEM-004', 'ERR-041')} refuses the same key with a different file with 409 IDEMPOTENCY_CONFLICT`, async (ctx) => {
+    probesClientRule(ctx, 'RETRY-004')
     await fc.assert(
       fc.asyncProperty(
         fc.tuple(text, text).filter(([a, b]) => a !== b),

@@ -28,6 +28,7 @@ import {
 import { waitUntilEnded } from '../../support/poll.js'
 import { mockOnly } from '../../support/skip.js'
 import { useTarget } from '../../support/use-target.js'
+import { probesClientRule } from '../../support/probes.js'
 
 /**
  * Session creation with node:http and a Buffer body, so the key's bytes reach the wire as they are: supertest
@@ -120,7 +121,8 @@ describe('Idempotency-Key', () => {
     )
   })
 
-  it(`${req('SIZE-003', 'ERR-040')} answers INVALID_IDEMPOTENCY_KEY to every key outside 1 to 256 bytes`, async () => {
+  it(`${req('SIZE-003', 'ERR-040')} answers INVALID_IDEMPOTENCY_KEY to every key outside 1 to 256 bytes`, async (ctx) => {
+    probesClientRule(ctx, 'RETRY-001')
     await fc.assert(
       fc.asyncProperty(invalidIdempotencyKey(), async (idem) => {
         const res = await createSession(target, bodyForKey(idem), { idem })
@@ -198,7 +200,8 @@ describe('Idempotency-Key', () => {
     expect((turn.body as { status: string }).status, turn.text).toBe('FAILED')
   })
 
-  it(`${req('IDEM-002', 'ERR-041')} answers IDEMPOTENCY_CONFLICT to the same key with another body`, async () => {
+  it(`${req('IDEM-002', 'ERR-041')} answers IDEMPOTENCY_CONFLICT to the same key with another body`, async (ctx) => {
+    probesClientRule(ctx, 'RETRY-004')
     await fc.assert(
       fc.asyncProperty(sessionBody(), async (body) => {
         // Each run starts from a fresh world where the target allows it: budgets and call rates are other rules.
@@ -211,7 +214,8 @@ describe('Idempotency-Key', () => {
     )
   })
 
-  it(`${req('IDEM-001', 'IDEM-002')} still replays the original receipt after a conflicting request`, async () => {
+  it(`${req('IDEM-001', 'IDEM-002')} still replays the original receipt after a conflicting request`, async (ctx) => {
+    probesClientRule(ctx, 'RETRY-004')
     const idem = newIdempotencyKey('after-conflict')
     const body = smallSessionBody(idem)
     const first = receiptOf(await createSession(target, body, { idem }))
@@ -239,6 +243,7 @@ describe('Idempotency-Key', () => {
   })
 
   it(`${req('RET-002')} returns the receipt again just before idempotency_expires_at`, async (ctx) => {
+    probesClientRule(ctx, 'RETRY-004')
     const control = mockOnly(ctx, target, 'needs virtual time')
     const idem = newIdempotencyKey('before-expiry')
     const body = smallSessionBody(idem)

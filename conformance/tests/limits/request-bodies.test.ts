@@ -22,6 +22,7 @@ import {
   type SessionReceipt,
 } from '../../support/session-create.js'
 import { useTarget } from '../../support/use-target.js'
+import { probesClientRule } from '../../support/probes.js'
 
 const target = useTarget()
 
@@ -74,7 +75,8 @@ describe('Session creation bodies', () => {
       expectViolation(await createSession(target, JSON.stringify(v.body)), v)
   })
 
-  it(`${req('RETRY-005')} answers an unchanged resend of a refused body with the same code`, async () => {
+  it(`${req('RETRY-005')} answers an unchanged resend of a refused body with the same code`, async (ctx) => {
+    probesClientRule(ctx, 'RETRY-001')
     await fc.assert(
       fc.asyncProperty(violations(), async (v) => {
         const idem = newIdempotencyKey('resend')

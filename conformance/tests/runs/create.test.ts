@@ -19,6 +19,7 @@ import { newIdempotencyKey } from '../../support/session-create.js'
 import { mockOnly, role } from '../../support/skip.js'
 import { useTarget } from '../../support/use-target.js'
 import { helloTxt, upload } from '../../support/uploads.js'
+import { probesClientRule } from '../../support/probes.js'
 
 const target = useTarget()
 
@@ -169,6 +170,7 @@ describe('run creation', () => {
   })
 
   it(`${req('IDEM-005', 'IDEM-007')} returns the original run_id for the same key and body; another body is IDEMPOTENCY_CONFLICT`, async (ctx) => {
+    probesClientRule(ctx, 'RETRY-004')
     const wf = role(ctx, target.world.workflows.available, 'available workflow')
     const idem = newIdempotencyKey('run')
     const body = await validRunBody(target, wf)

@@ -11,6 +11,7 @@ import { cancelRun, deleteRun, getRun, readRun, startRun } from '../../support/r
 import { assumedRule, mockOnly, role } from '../../support/skip.js'
 import { useTarget } from '../../support/use-target.js'
 import { closeAllStreams, openRaw } from '../events/sse-support.js'
+import { probesClientRule } from '../../support/probes.js'
 
 const target = useTarget()
 afterEach(() => {
@@ -21,6 +22,7 @@ const DAY_S = 24 * 60 * 60
 
 describe('run content retention', () => {
   it(`${req('RET-013', 'RET-010', 'SSE-019')} answers 410 on every read path of a Run past retention_days; a cursor is EVENT_CURSOR_EXPIRED with content_expired`, async (ctx) => {
+    probesClientRule(ctx, 'RETRY-001')
     const control = mockOnly(ctx, target, 'retention on virtual time')
     assumedRule(ctx, target, 'the 410 code of an expired Run')
     const wf = role(ctx, target.world.workflows.available, 'available workflow')

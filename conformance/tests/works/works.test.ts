@@ -15,6 +15,7 @@ import { req } from '../../support/req.js'
 import { newIdempotencyKey } from '../../support/session-create.js'
 import { assumedRule, mockOnly, role } from '../../support/skip.js'
 import { useTarget } from '../../support/use-target.js'
+import { probesClientRule } from '../../support/probes.js'
 
 const target = useTarget()
 
@@ -286,6 +287,7 @@ it(`${req('ERR-059')} creating the same work while its preparation runs is 409 P
 })
 
 it(`${req('EP-006', 'ERR-041')} POST /v1/works needs an Idempotency-Key; a resend returns the same work, another body conflicts`, async (ctx) => {
+  probesClientRule(ctx, 'RETRY-004')
   assumedRule(ctx, target, 'work shapes')
   expectError(
     await target.api.post('/v1/works', { title: 'T', description: 'D' }, { key: worksKey() }),
