@@ -894,11 +894,11 @@ export interface components {
         /** @description Values above a maximum are rejected with LIMIT_OUT_OF_RANGE, never lowered silently. */
         ExecutionLimits: {
             /** @default 3600 */
-            execution_seconds: number;
+            execution_seconds?: number;
             /** @default 100 */
-            max_su: number;
+            max_su?: number;
             /** @default 600 */
-            queue_seconds: number;
+            queue_seconds?: number;
         };
         /** @description Body of Session creation and of adding input to a Session (a new Turn). Undeclared fields are refused (INVALID_INPUT); other creation fields: not shown. More than 20 FILE items or a file listed twice: 422 TOO_MANY_FILES. */
         SessionCreateInput: {
@@ -1222,7 +1222,7 @@ export interface components {
              * @default FINAL
              * @enum {string}
              */
-            visibility: "INTERMEDIATE" | "PARTIAL" | "FINAL";
+            visibility?: "INTERMEDIATE" | "PARTIAL" | "FINAL";
         };
         OutcomeContent: {
             /**
