@@ -1010,6 +1010,15 @@ export interface components {
             item_id?: string;
             /** @description Up to 64 KiB inline; larger is delivered as a file. */
             text?: string;
+            /**
+             * Format: uuid
+             * @description Assumed: a TEXT result over 64 KiB is delivered as a file (the document does not say with which fields): the item keeps type TEXT and item_id, has no text, and names the stored file.
+             */
+            artifact_id?: string;
+            /** @description Assumed: text/plain, for a TEXT delivered as a file. */
+            mime_type?: string;
+            /** @description Assumed: the byte size of a TEXT delivered as a file. */
+            size_bytes?: number;
         };
         JsonOutput: {
             /** @description Output item id. */
@@ -1089,6 +1098,13 @@ export interface components {
         };
         /** @description Workflow description. When available is false, error.code (e.g. WORKFLOW_UNAVAILABLE) is inside this 200 body. */
         Workflow: {
+            /**
+             * Format: uuid
+             * @description Assumed: the workflow id (the read response fields the document lists do not include it).
+             */
+            id?: string;
+            /** @description Assumed: the workflow's name. */
+            name?: string;
             published_version: number;
             /** @description JSON Schema the Run input must satisfy; structure not shown. */
             input_schema: {
