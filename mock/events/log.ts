@@ -25,7 +25,10 @@ export function appendEvent(
     | 'status'
   > &
     Partial<
-      Pick<EventRecord, 'session_id' | 'turn_id' | 'run_id' | 'step_id' | 'action_id' | 'status'>
+      Pick<
+        EventRecord,
+        'event_id' | 'session_id' | 'turn_id' | 'run_id' | 'step_id' | 'action_id' | 'status'
+      >
     >,
 ): EventRecord {
   const { db, ids, clock } = deps
@@ -38,7 +41,8 @@ export function appendEvent(
     action_id: null,
     status: null,
     ...e,
-    event_id: ids.uuid(),
+    // A given id: the record already has one (a TEXT output's item_id names its Session item, OUT-005).
+    event_id: e.event_id ?? ids.uuid(),
     sequence: (last ?? 0) + 1,
     created_at: clock.nowMs(),
   }

@@ -118,10 +118,14 @@ function mapTurn(deps: Deps, ev: ExecutionEvent): void {
 }
 
 /** TEXT -> message.created (MESSAGE, masked text); JSON, FILE, URL -> artifact.created (an OutputReference). */
-function outputEvent(item: OutputItem): Pick<EventRecord, 'type' | 'data'> {
+function outputEvent(item: OutputItem): Pick<EventRecord, 'type' | 'data'> & { event_id?: string } {
+  // OUT-005: a TEXT output's item_id is the id of its Session item (the event).
+  const event_id =
+    item.type === 'TEXT' && typeof item.item_id === 'string' ? item.item_id : undefined
   // A TEXT over 64 KiB is delivered as a file (no inline text): announced as an artifact like the others.
   if (item.type === 'TEXT' && typeof item.text === 'string') {
     return {
+      event_id,
       type: 'message.created',
       data: {
         kind: 'MESSAGE',
@@ -133,6 +137,7 @@ function outputEvent(item: OutputItem): Pick<EventRecord, 'type' | 'data'> {
   }
   // OutputReference (fields not shown): which output, never its value or a download address.
   return {
+    ...(event_id ? { event_id } : {}),
     type: 'artifact.created',
     data: { kind: 'ARTIFACT', output: { id: item.id, key: item.key, type: item.type } },
   }

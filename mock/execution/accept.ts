@@ -50,13 +50,8 @@ const TURN_LIMIT_DEFAULTS = { execution_seconds: 3600, max_su: 100, queue_second
 
 type Schemas = components['schemas']
 
-/**
- * The body of a Session creation or of added input (SessionCreateInput, validated before). Its limits fields
- * are each optional: the generated ExecutionLimits marks them required because they have defaults.
- */
-export type TurnRequest = Omit<Schemas['SessionCreateInput'], 'limits'> & {
-  limits?: Partial<Schemas['ExecutionLimits']>
-}
+/** The body of a Session creation or of added input (SessionCreateInput, validated before). */
+export type TurnRequest = Schemas['SessionCreateInput']
 
 /** The body of a Run creation (RunCreateInput, validated against the OpenAPI schema before). */
 export type RunRequest = Schemas['RunCreateInput']

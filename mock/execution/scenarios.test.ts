@@ -53,6 +53,31 @@ describe('scenarios', () => {
     expect(byName.get('missing-output')?.applies_to).toEqual(['deployment', 'workflow'])
   })
 
+  it('[STATE-006][STATE-019][STATE-020] refuses a script ending FAILED with a code the transition table gives another status', () => {
+    const ending = (code: string) =>
+      validateScenario({
+        name: 'bad-end',
+        description: 'x',
+        applies_to: ['deployment'],
+        steps: [
+          { at: 1, step: 'running' },
+          { at: 2, step: 'fail', code },
+        ],
+      })
+    expect(ending('QUEUE_TIMEOUT')).toEqual([
+      'steps[1]: the transition table ends an execution with QUEUE_TIMEOUT as EXPIRED (a queued execution whose queue time limit passed), never FAILED; the mock applies queue_seconds itself',
+    ])
+    for (const code of ['CANCELED', 'AUTHORIZATION_REVOKED', 'SESSION_DELETED'])
+      expect(ending(code)).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^steps\\[1\\]: the transition table ends an execution with ${code} as CANCELED`,
+          ),
+        ),
+      ])
+    expect(ending('EXECUTION_FAILED')).toEqual([])
+  })
+
   it('reports each problem of an invalid scenario with its step', () => {
     const problems = validateScenario({
       name: 'Bad Name',

@@ -843,6 +843,8 @@ export function validateScenario(def: unknown): string[] {
           problems.push(
             `${where}.code must be an execution error code of the catalog (e.g. EXECUTION_FAILED)`,
           )
+        } else if (NOT_A_FAILURE[raw.code] !== undefined) {
+          problems.push(`${where}: ${NOT_A_FAILURE[raw.code]}`)
         }
         if (raw.message !== undefined && typeof raw.message !== 'string')
           problems.push(`${where}.message must be a string`)
@@ -852,6 +854,21 @@ export function validateScenario(def: unknown): string[] {
       if (!allowed.has(k)) problems.push(`${where} has an unknown field "${k}"`)
   })
   return problems
+}
+
+/**
+ * Execution codes the transition table (States and transitions) never gives a FAILED execution: a script's
+ * `fail` step cannot end with them. Each names the rule it would break.
+ */
+const NOT_A_FAILURE: Readonly<Partial<Record<ErrorCode, string>>> = {
+  QUEUE_TIMEOUT:
+    'the transition table ends an execution with QUEUE_TIMEOUT as EXPIRED (a queued execution whose queue time limit passed), never FAILED; the mock applies queue_seconds itself',
+  CANCELED:
+    'the transition table ends an execution with CANCELED as CANCELED (a cancel request), never FAILED; rehearse it with a cancel request',
+  AUTHORIZATION_REVOKED:
+    "the transition table ends an execution with AUTHORIZATION_REVOKED as CANCELED (its key, scope or Deployment became unusable), never FAILED; rehearse it with the control API's revoke, expire, scopes, deployments or retire",
+  SESSION_DELETED:
+    'the transition table ends an execution with SESSION_DELETED as CANCELED (its Session was deleted), never FAILED; rehearse it with DELETE /v1/sessions/{id}',
 }
 
 /** validateScenario, throwing a ScenarioError; narrows the value to a ScenarioDefinition. */

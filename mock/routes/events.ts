@@ -18,11 +18,14 @@ import { latestTurnOfSession } from '../store/executions.js'
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
 
+/** Where the resume cursor came from: the header, or the query parameter (named in details.parameter). */
+type Cursor = { id: string; parameter: 'Last-Event-ID' | 'after' }
+
 /** The resume cursor of the request: Last-Event-ID or after; both must be equal (SSE-014). */
 function requestCursor(
   c: Context<Env>,
   req: TypedRequest<'streamSessionEvents' | 'streamRunEvents'>,
-): string | undefined {
+): Cursor | undefined {
   const header = c.req.header('Last-Event-ID')?.trim() || undefined
   // The query value is already checked against its uuid format (400 INVALID_CURSOR otherwise).
   const query = req.query.after
@@ -36,7 +39,8 @@ function requestCursor(
       message: 'Last-Event-ID is not an event id.',
       details: { parameter: 'Last-Event-ID' },
     })
-  return header ?? query
+  if (header !== undefined) return { id: header, parameter: 'Last-Event-ID' }
+  return query === undefined ? undefined : { id: query, parameter: 'after' }
 }
 
 type Recovery = { state_url: string; items_url: string }
@@ -45,12 +49,12 @@ type Recovery = { state_url: string; items_url: string }
 function resumeAfter(
   deps: Deps,
   apiKey: string,
-  cursor: string,
+  cursor: Cursor,
   aggregate: Aggregate,
   recovery: () => Recovery,
   contentExpired: boolean,
 ): number {
-  const event = getEvent(deps.db, cursor)
+  const event = getEvent(deps.db, cursor.id)
   // SVC-002: an event of a Session or Run the key cannot see is answered exactly like an unknown id.
   const visible =
     event !== undefined &&
@@ -59,7 +63,7 @@ function resumeAfter(
   if (!event || !visible)
     throw new ApiError('INVALID_CURSOR', {
       message: 'The cursor is not an event id of this stream.',
-      details: { parameter: 'Last-Event-ID' },
+      details: { parameter: cursor.parameter },
     })
   // SSE-015: an id of another Session or Run is 404, existence of the other stream not revealed.
   if (event.aggregate_kind !== aggregate.kind || event.aggregate_id !== aggregate.id)

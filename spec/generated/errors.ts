@@ -188,7 +188,11 @@ export const ERROR_CATALOG = {
     "execution": {
       "retryable": false
     },
-    "meaning": "name empty, over 255 bytes, or containing slash, backslash or control character; in execution details: a produced result file had such a name"
+    "meaning": "name empty, over 255 bytes, or containing slash, backslash or control character; in execution details: a produced result file had such a name",
+    "next_step": {
+      "decision": "check result content",
+      "action": "verify the input did not request an internal address, credential, or disallowed file type or name; create one new execution with corrected input; tell the publisher if it repeats"
+    }
   },
   "UNSUPPORTED_FILE_TYPE": {
     "http": {
@@ -200,7 +204,11 @@ export const ERROR_CATALOG = {
     "execution": {
       "retryable": false
     },
-    "meaning": "extension and MIME type not an allowed pair, or content not that format or unsafe (macro documents, encrypted PDF), or a Turn input file type the Deployment does not accept; in execution details: a produced file type not allowed"
+    "meaning": "extension and MIME type not an allowed pair, or content not that format or unsafe (macro documents, encrypted PDF), or a Turn input file type the Deployment does not accept; in execution details: a produced file type not allowed",
+    "next_step": {
+      "decision": "check result content",
+      "action": "verify the input did not request an internal address, credential, or disallowed file type or name; create one new execution with corrected input; tell the publisher if it repeats"
+    }
   },
   "OUTPUT_SCHEMA_MISMATCH": {
     "http": {
@@ -212,7 +220,11 @@ export const ERROR_CATALOG = {
     "execution": {
       "retryable": false
     },
-    "meaning": "as HTTP: Run input does not match input_schema; in execution details: result broke the output contract (a JSON schema mismatch is first handed back to the AI employee for correction)"
+    "meaning": "as HTTP: Run input does not match input_schema; in execution details: result broke the output contract (a JSON schema mismatch is first handed back to the AI employee for correction)",
+    "next_step": {
+      "decision": "publishing settings",
+      "action": "do not repeat the same input; tell the publisher; shrink input if it caused a size problem; for WORKFLOW_UNAVAILABLE wait until the workflow is published or on again"
+    }
   },
   "OUTPUT_LIMIT_EXCEEDED": {
     "http": {
@@ -224,7 +236,11 @@ export const ERROR_CATALOG = {
     "execution": {
       "retryable": false
     },
-    "meaning": "as HTTP: Run input over JSON limits (depth 16, 10,000 array elements in total); in execution details: result over a size or count limit, closed as failure, never truncated"
+    "meaning": "as HTTP: Run input over JSON limits (depth 16, 10,000 array elements in total); in execution details: result over a size or count limit, closed as failure, never truncated",
+    "next_step": {
+      "decision": "publishing settings",
+      "action": "do not repeat the same input; tell the publisher; shrink input if it caused a size problem; for WORKFLOW_UNAVAILABLE wait until the workflow is published or on again"
+    }
   },
   "TOO_MANY_FILES": {
     "http": {
@@ -388,7 +404,11 @@ export const ERROR_CATALOG = {
     "execution": {
       "retryable": false
     },
-    "meaning": "execution environment not prepared; in execution details: preparation step did not finish in time before work started, Turn failed (retryable false); a workflow Run usually ends with this code, except that a Run whose request sent during preparation could not be confirmed stays EXTERNAL_EFFECT_UNKNOWN until usage is confirmed; timing out while waiting for an earlier execution is still EXECUTION_TIMEOUT"
+    "meaning": "execution environment not prepared; in execution details: preparation step did not finish in time before work started, Turn failed (retryable false); a workflow Run usually ends with this code, except that a Run whose request sent during preparation could not be confirmed stays EXTERNAL_EFFECT_UNKNOWN until usage is confirmed; timing out while waiting for an earlier execution is still EXECUTION_TIMEOUT",
+    "next_step": {
+      "decision": "one more later",
+      "action": "wait, create one new execution with the same input; if the same code repeats, stop and report the execution id"
+    }
   },
   "DEPLOYMENT_UNAVAILABLE": {
     "http": {
@@ -409,7 +429,11 @@ export const ERROR_CATALOG = {
     "execution": {
       "retryable": false
     },
-    "meaning": "workflow unpublished, stopped, or not startable by API; GET workflow reports it as available false with error.code inside a 200 body; a Run whose workflow is stopped ends CANCELED with this code"
+    "meaning": "workflow unpublished, stopped, or not startable by API; GET workflow reports it as available false with error.code inside a 200 body; a Run whose workflow is stopped ends CANCELED with this code",
+    "next_step": {
+      "decision": "publishing settings",
+      "action": "do not repeat the same input; tell the publisher; shrink input if it caused a size problem; for WORKFLOW_UNAVAILABLE wait until the workflow is published or on again"
+    }
   },
   "WORKFLOW_MANAGED_SESSION": {
     "http": {
@@ -471,7 +495,11 @@ export const ERROR_CATALOG = {
       "retryable": false
     },
     "meaning": "not enough available SU",
-    "note": "in execution details: not enough available SU while running (the next-step table lists it)"
+    "note": "in execution details: not enough available SU while running (the next-step table lists it)",
+    "next_step": {
+      "decision": "change conditions first",
+      "action": "shrink or split input, raise deadline or budget within limits or top up SU, then create a new execution"
+    }
   },
   "BUDGET_EXCEEDED": {
     "http": {
@@ -484,7 +512,11 @@ export const ERROR_CATALOG = {
       "retryable": false
     },
     "meaning": "execution budget exhausted or closed",
-    "note": "in execution details: the execution budget (max_su) exhausted while running"
+    "note": "in execution details: the execution budget (max_su) exhausted while running",
+    "next_step": {
+      "decision": "change conditions first",
+      "action": "shrink or split input, raise deadline or budget within limits or top up SU, then create a new execution"
+    }
   },
   "PROJECT_BUDGET_EXCEEDED": {
     "http": {
@@ -596,121 +628,201 @@ export const ERROR_CATALOG = {
     "execution": {
       "retryable": false
     },
-    "meaning": "Turn exceeded execution time limit"
+    "meaning": "Turn exceeded execution time limit",
+    "next_step": {
+      "decision": "change conditions first",
+      "action": "shrink or split input, raise deadline or budget within limits or top up SU, then create a new execution"
+    }
   },
   "QUEUE_TIMEOUT": {
     "execution": {
       "retryable": false
     },
-    "meaning": "did not start within queue time limit; expired"
+    "meaning": "did not start within queue time limit; expired",
+    "next_step": {
+      "decision": "one more later",
+      "action": "wait, create one new execution with the same input; if the same code repeats, stop and report the execution id"
+    }
   },
   "RECOVERY_EXHAUSTED": {
     "execution": {
       "retryable": false
     },
-    "meaning": "several recovery attempts failed"
+    "meaning": "several recovery attempts failed",
+    "next_step": {
+      "decision": "one more later",
+      "action": "wait, create one new execution with the same input; if the same code repeats, stop and report the execution id"
+    }
   },
   "RUN_DEADLINE_EXCEEDED": {
     "execution": {
       "retryable": false
     },
-    "meaning": "overall Run deadline reached; Run expired"
+    "meaning": "overall Run deadline reached; Run expired",
+    "next_step": {
+      "decision": "change conditions first",
+      "action": "shrink or split input, raise deadline or budget within limits or top up SU, then create a new execution"
+    }
   },
   "EXTERNAL_EFFECT_UNKNOWN": {
     "execution": {
       "retryable": false
     },
-    "meaning": "outcome of a write to an external system unconfirmed; not rerun automatically"
+    "meaning": "outcome of a write to an external system unconfirmed; not rerun automatically",
+    "next_step": {
+      "decision": "do not run again",
+      "action": "verify the outcome in the external system first"
+    }
   },
   "ACTION_REQUIRED_UNSUPPORTED": {
     "execution": {
       "retryable": false
     },
-    "meaning": "a human answer or approval was needed but is unsupported"
+    "meaning": "a human answer or approval was needed but is unsupported",
+    "next_step": {
+      "decision": "publishing settings",
+      "action": "do not repeat the same input; tell the publisher; shrink input if it caused a size problem; for WORKFLOW_UNAVAILABLE wait until the workflow is published or on again"
+    }
   },
   "CAPABILITY_DENIED": {
     "execution": {
       "retryable": false
     },
-    "meaning": "used a tool or capability not allowed at publication"
+    "meaning": "used a tool or capability not allowed at publication",
+    "next_step": {
+      "decision": "publishing settings",
+      "action": "do not repeat the same input; tell the publisher; shrink input if it caused a size problem; for WORKFLOW_UNAVAILABLE wait until the workflow is published or on again"
+    }
   },
   "SESSION_RESOURCES_NOT_READY": {
     "execution": {
       "retryable": false
     },
-    "meaning": "called a publication-allowed tool not yet supported at this stage"
+    "meaning": "called a publication-allowed tool not yet supported at this stage",
+    "next_step": {
+      "decision": "publishing settings",
+      "action": "do not repeat the same input; tell the publisher; shrink input if it caused a size problem; for WORKFLOW_UNAVAILABLE wait until the workflow is published or on again"
+    }
   },
   "ARTIFACT_PREPARATION_TIMEOUT": {
     "execution": {
       "retryable": false
     },
-    "meaning": "result file preparation passed its deadline"
+    "meaning": "result file preparation passed its deadline",
+    "next_step": {
+      "decision": "one more later",
+      "action": "wait, create one new execution with the same input; if the same code repeats, stop and report the execution id"
+    }
   },
   "ARTIFACT_PREPARATION_FAILED": {
     "execution": {
       "retryable": false
     },
-    "meaning": "a result file was not ready or had expired when the execution ended"
+    "meaning": "a result file was not ready or had expired when the execution ended",
+    "next_step": {
+      "decision": "one more later",
+      "action": "wait, create one new execution with the same input; if the same code repeats, stop and report the execution id"
+    }
   },
   "OUTPUT_URL_INVALID": {
     "execution": {
       "retryable": false
     },
-    "meaning": "URL result not a public HTTPS address; internal addresses and addresses carrying login details, signatures or tokens are refused"
+    "meaning": "URL result not a public HTTPS address; internal addresses and addresses carrying login details, signatures or tokens are refused",
+    "next_step": {
+      "decision": "check result content",
+      "action": "verify the input did not request an internal address, credential, or disallowed file type or name; create one new execution with corrected input; tell the publisher if it repeats"
+    }
   },
   "OUTPUT_CONTAINS_CREDENTIALS": {
     "execution": {
       "retryable": false
     },
-    "meaning": "a result (value, filename, file content or URL) contained a credential pattern"
+    "meaning": "a result (value, filename, file content or URL) contained a credential pattern",
+    "next_step": {
+      "decision": "check result content",
+      "action": "verify the input did not request an internal address, credential, or disallowed file type or name; create one new execution with corrected input; tell the publisher if it repeats"
+    }
   },
   "OUTPUT_PATH_DENIED": {
     "execution": {
       "retryable": false
     },
-    "meaning": "tried to return a file from outside the Session attachments folder"
+    "meaning": "tried to return a file from outside the Session attachments folder",
+    "next_step": {
+      "decision": "publishing settings",
+      "action": "do not repeat the same input; tell the publisher; shrink input if it caused a size problem; for WORKFLOW_UNAVAILABLE wait until the workflow is published or on again"
+    }
   },
   "OUTPUT_MISSING": {
     "execution": {
       "retryable": false
     },
-    "meaning": "a result marked required at publication was not produced"
+    "meaning": "a result marked required at publication was not produced",
+    "next_step": {
+      "decision": "publishing settings",
+      "action": "do not repeat the same input; tell the publisher; shrink input if it caused a size problem; for WORKFLOW_UNAVAILABLE wait until the workflow is published or on again"
+    }
   },
   "EXECUTION_FAILED": {
     "execution": {
       "retryable": false
     },
-    "meaning": "unexpected failure"
+    "meaning": "unexpected failure",
+    "next_step": {
+      "decision": "one more later",
+      "action": "wait, create one new execution with the same input; if the same code repeats, stop and report the execution id"
+    }
   },
   "CANCELED": {
     "execution": {
       "retryable": false
     },
-    "meaning": "stopped by a cancel request"
+    "meaning": "stopped by a cancel request",
+    "next_step": {
+      "decision": "intended end",
+      "action": "new execution only if the requester's decision changes"
+    }
   },
   "AUTHORIZATION_REVOKED": {
     "execution": {
       "retryable": false
     },
-    "meaning": "canceled because key revoked or expired, or scope, Deployment or an account connection used became unusable"
+    "meaning": "canceled because key revoked or expired, or scope, Deployment or an account connection used became unusable",
+    "next_step": {
+      "decision": "check permissions",
+      "action": "check key, scopes, Deployment status, publisher's connections; new execution only after permission is restored"
+    }
   },
   "SESSION_DELETED": {
     "execution": {
       "retryable": false
     },
-    "meaning": "Session deleted; running Turn canceled"
+    "meaning": "Session deleted; running Turn canceled",
+    "next_step": {
+      "decision": "intended end",
+      "action": "new execution only if the requester's decision changes"
+    }
   },
   "RUNTIME_CONTEXT_MISMATCH": {
     "execution": {
       "retryable": false
     },
-    "meaning": "Session not in a state able to run the execution"
+    "meaning": "Session not in a state able to run the execution",
+    "next_step": {
+      "decision": "new Session",
+      "action": "run in a new Session; report if it repeats"
+    }
   },
   "USAGE_PENDING": {
     "execution": {
       "retryable": false
     },
-    "meaning": "earlier usage could not be confirmed settled"
+    "meaning": "earlier usage could not be confirmed settled",
+    "next_step": {
+      "decision": "one more later",
+      "action": "wait, create one new execution with the same input; if the same code repeats, stop and report the execution id"
+    }
   }
 } as const
 

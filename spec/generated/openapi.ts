@@ -894,11 +894,11 @@ export interface components {
         /** @description Values above a maximum are rejected with LIMIT_OUT_OF_RANGE, never lowered silently. */
         ExecutionLimits: {
             /** @default 3600 */
-            execution_seconds: number;
+            execution_seconds?: number;
             /** @default 100 */
-            max_su: number;
+            max_su?: number;
             /** @default 600 */
-            queue_seconds: number;
+            queue_seconds?: number;
         };
         /** @description Body of Session creation and of adding input to a Session (a new Turn). Undeclared fields are refused (INVALID_INPUT); other creation fields: not shown. More than 20 FILE items or a file listed twice: 422 TOO_MANY_FILES. */
         SessionCreateInput: {
@@ -1010,6 +1010,15 @@ export interface components {
             item_id?: string;
             /** @description Up to 64 KiB inline; larger is delivered as a file. */
             text?: string;
+            /**
+             * Format: uuid
+             * @description Assumed: a TEXT result over 64 KiB is delivered as a file (the document does not say with which fields): the item keeps type TEXT and item_id, has no text, and names the stored file.
+             */
+            artifact_id?: string;
+            /** @description Assumed: text/plain, for a TEXT delivered as a file. */
+            mime_type?: string;
+            /** @description Assumed: the byte size of a TEXT delivered as a file. */
+            size_bytes?: number;
         };
         JsonOutput: {
             /** @description Output item id. */
@@ -1089,6 +1098,13 @@ export interface components {
         };
         /** @description Workflow description. When available is false, error.code (e.g. WORKFLOW_UNAVAILABLE) is inside this 200 body. */
         Workflow: {
+            /**
+             * Format: uuid
+             * @description Assumed: the workflow id (the read response fields the document lists do not include it).
+             */
+            id?: string;
+            /** @description Assumed: the workflow's name. */
+            name?: string;
             published_version: number;
             /** @description JSON Schema the Run input must satisfy; structure not shown. */
             input_schema: {
@@ -1222,7 +1238,7 @@ export interface components {
              * @default FINAL
              * @enum {string}
              */
-            visibility: "INTERMEDIATE" | "PARTIAL" | "FINAL";
+            visibility?: "INTERMEDIATE" | "PARTIAL" | "FINAL";
         };
         OutcomeContent: {
             /**

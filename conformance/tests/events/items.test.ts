@@ -101,6 +101,27 @@ describe('Session items', () => {
     if (target.control) expect(outcome.content.usage).toMatchObject({ status: 'FINAL' })
   })
 
+  it(`${req('OUT-005', 'ITEM-002')} gives a TEXT output the item_id of its Session item (the MESSAGE, or the ARTIFACT of a TEXT delivered as a file)`, async (ctx) => {
+    const control = mockOnly(ctx, target, 'scripted Turns on virtual time')
+    const receipt = await sessionWithTurns(1)
+    await control.queueScenario(target.world.deployments.active, 'large-text')
+    const large = await addTurn(target, receipt.session_id)
+    await control.advance(10)
+    const { items } = await page(receipt.session_id, { limit: 100 })
+    for (const turnId of [receipt.turn_id, large.turn_id]) {
+      const res = await target.api.get(`/v1/sessions/${receipt.session_id}/turns/${turnId}`, {
+        key: target.world.keys.full,
+      })
+      const text = (res.body as { outputs: { type: string; item_id?: string }[] }).outputs.find(
+        (o) => o.type === 'TEXT',
+      )!
+      const item = items.find((i) => i.id === text.item_id)
+      expect(item, `no Session item ${text.item_id}`).toBeDefined()
+      expect(item!.turn_id).toBe(turnId)
+      expect(['MESSAGE', 'ARTIFACT']).toContain(item!.content.kind)
+    }
+  })
+
   it(`${req('EVT-001', 'ITEM-001')} holds the same records as the event stream`, async (ctx) => {
     const receipt = await endedSession(target)
     if (receipt.status !== 'SUCCEEDED') ctx.skip(`the Turn ended ${receipt.status}, not SUCCEEDED`)

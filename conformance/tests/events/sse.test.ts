@@ -9,7 +9,7 @@ import { afterAll, afterEach, describe, expect, it, type TestContext } from 'vit
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
 import { waitUntilEnded } from '../../support/poll.js'
-import { mockOnly, role } from '../../support/skip.js'
+import { assumedRule, mockOnly, role } from '../../support/skip.js'
 import { expectDocumentedFields } from '../../support/unknown-fields.js'
 import { useTarget } from '../../support/use-target.js'
 import {
@@ -234,6 +234,22 @@ describe('SSE streams', () => {
       })
       expectError(res, 'INVALID_CURSOR')
     }
+  })
+
+  it(`${req('ERR-038', 'SSE-013')} names the parameter it refuses: an unknown well-formed cursor in after is details.parameter "after"`, async (ctx) => {
+    assumedRule(ctx, target, 'details.parameter and INVALID_CURSOR for an unknown well-formed id')
+    const receipt = await newSession(target)
+    const unknown = randomUUID()
+    const viaQuery = await target.api.get(eventsPath(receipt.session_id), {
+      key: target.world.keys.full,
+      query: { after: unknown },
+    })
+    expectError(viaQuery, 'INVALID_CURSOR', { details: { parameter: 'after' } })
+    const viaHeader = await target.api.get(eventsPath(receipt.session_id), {
+      key: target.world.keys.full,
+      headers: { 'Last-Event-ID': unknown },
+    })
+    expectError(viaHeader, 'INVALID_CURSOR', { details: { parameter: 'Last-Event-ID' } })
   })
 
   it(`${req('SSE-015')} answers 404 to an event id of another Session`, async (ctx) => {

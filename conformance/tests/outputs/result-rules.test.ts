@@ -10,6 +10,7 @@ import { req } from '../../support/req.js'
 import { publishWorkflow, readRun, startRun, type OutputView } from '../../support/runs.js'
 import { createSession, newIdempotencyKey } from '../../support/session-create.js'
 import { mockOnly, role } from '../../support/skip.js'
+import { unknownFields } from '../../support/unknown-fields.js'
 import { useTarget } from '../../support/use-target.js'
 
 const target = useTarget()
@@ -66,6 +67,8 @@ describe('result rules', () => {
     const detail = await artifact(text.artifact_id)
     expect(detail.status, detail.text).toBe(200)
     expect((detail.body as { size_bytes: number }).size_bytes).toBe(70_000)
+    // Every field the mock sends is declared in spec/openapi.yaml (x-assumed where the document is silent).
+    expect(unknownFields('#/components/schemas/TextOutput', text)).toEqual([])
   })
 
   it(`${req('SIZE-005', 'OUT-006')} delivers a JSON result over 100 array elements as a file with artifact_id, mime_type and size_bytes`, async (ctx) => {
