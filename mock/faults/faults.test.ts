@@ -5,6 +5,7 @@
 import { request as httpRequest } from 'node:http'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ConnectionDropped, createMock, type Mock } from '../index.js'
+import { memoryLog } from '../util/log.js'
 import { FaultRules, pathMatches, validateFaultRule } from './rules.js'
 
 const KEY = 'sk_test_a_full'
@@ -141,7 +142,16 @@ describe('/_mock/faults', () => {
     expect(broken.status).toBe(400)
     const bad = await addRule({ match: {}, action: { error: 'NO_SUCH_CODE' } })
     expect(bad.status).toBe(422)
-    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('INVALID_INPUT')
+    const error = (
+      (await bad.json()) as { error: { code: string; details: { errors: unknown[] } } }
+    ).error
+    expect(error.code).toBe('INVALID_INPUT')
+    // Only the problems of the action kind named, not those of every other kind.
+    expect(error.details.errors).toEqual([{ path: '/action/error', message: expect.any(String) }])
+    const twoKinds = await addRule({ match: {}, action: { proxy: 502, drop: 'before' } })
+    expect(((await twoKinds.json()) as { error: { message: string } }).error.message).toContain(
+      'exactly one of',
+    )
     expect(mock.faults.list()).toEqual([])
   })
 
@@ -202,6 +212,23 @@ describe('/_mock/faults', () => {
     const res = await listDeployments()
     expect(res.status).toBe(200)
     expect(mock.faults.list()[0]).toMatchObject({ fired: 1, remaining: 0 })
+  })
+
+  it('logs a dropped request as dropped, not with a status', async () => {
+    const log = memoryLog()
+    const logged = await createMock({ log })
+    try {
+      logged.faults.add({ match: {}, action: { drop: 'before' }, times: 1 })
+      await expect(
+        logged.app.request('/v1/deployments', { headers: { Authorization: `Bearer ${KEY}` } }),
+      ).rejects.toBeInstanceOf(ConnectionDropped)
+      expect(log.lines.find((l) => l.msg === 'request')).toMatchObject({
+        status: null,
+        dropped: 'before',
+      })
+    } finally {
+      logged.close()
+    }
   })
 
   it('validates programmatic rules too', () => {

@@ -2,9 +2,11 @@
  * Fault rules (MOCK-CONTRACT "Fault rules and the client referee"): one instance's list of rules that make
  * /v1 and management requests misbehave, so a client can rehearse failures. `/_mock` is never faulted.
  *
- * Control body (POST /_mock/faults; the same object for `deps.faults.add(body)` / `mock.faults.add(body)`):
+ * Control body (POST /_mock/faults; in process the same object for `mock.faults.add(body)`, i.e.
+ * `deps.faults.addChecked(body)`, which validates it and throws a RangeError naming the problems):
  *
- *   { match: { method?, path?, operation?, key? },      every field given must match; {} matches every request
+ *   { match: { method?, path?, operation?, key?, event_type? },   every field given must match; {} matches
+ *                                                                  every request (event_type: webhook rules)
  *     action: { error: CODE, status?, retry_after_s?, message?, details? }  the catalog envelope of CODE
  *           | { proxy: 502 | 503 | 504 }                a proxy's answer: text, no envelope
  *           | { delay_ms: n }                            a real (wall) delay, then the request is served
@@ -214,15 +216,31 @@ const validateInput = lazy(() =>
 
 export type Invalid = { path: string; message: string }
 
+/** The key naming each action kind, in the order of the schema's oneOf branches. */
+const ACTION_KINDS = ['error', 'proxy', 'delay_ms', 'drop', 'webhook', 'stream'] as const
+
 /** Validates a control body: the schema, then what the catalog says of the code (status, Retry-After). */
 export function validateFaultRule(
   data: unknown,
 ): { ok: true; rule: FaultRuleInput } | { ok: false; errors: Invalid[] } {
   const validate = validateInput()
   if (!validate(data)) {
+    // oneOf reports every branch: keep the problems of the branch the action names by its kind key.
+    const action = (data as { action?: unknown } | null)?.action
+    const kinds = ACTION_KINDS.filter(
+      (k) => typeof action === 'object' && action !== null && k in action,
+    )
+    const branch =
+      kinds.length === 1
+        ? `#/properties/action/oneOf/${ACTION_KINDS.indexOf(kinds[0]!)}/`
+        : undefined
     const errors = (validate.errors ?? [])
-      // oneOf reports every branch: keep the problems of the branch the action names (its first key).
       .filter((e) => e.keyword !== 'oneOf')
+      .filter(
+        (e) =>
+          !e.schemaPath.startsWith('#/properties/action/oneOf/') ||
+          (branch !== undefined && e.schemaPath.startsWith(branch)),
+      )
       .map((e) => ({
         path: e.instancePath || '/',
         message:
@@ -232,6 +250,12 @@ export function validateFaultRule(
               ? `must be one of the document's values (${e.instancePath.split('/').pop()})`
               : (e.message ?? 'invalid'),
       }))
+    if (typeof action === 'object' && action !== null && kinds.length !== 1) {
+      errors.push({
+        path: '/action',
+        message: `must have exactly one of ${ACTION_KINDS.join(', ')}`,
+      })
+    }
     return { ok: false, errors: errors.length > 0 ? errors : [{ path: '/', message: 'invalid' }] }
   }
   const action = data.action
