@@ -9,6 +9,7 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMock, type Listening, type Mock } from '../mock/index.js'
+import { NaiveClient } from '../scripts/lib/naive-client.js'
 import { ReferenceClient, ServiceError, type ServiceEvent, type Turn } from './index.js'
 
 const KEY = 'sk_test_a_full'
@@ -265,88 +266,6 @@ describe('reference client under fault schedules', () => {
   })
 })
 
-// --- the naive client ------------------------------------------------------------------------------------
-
-/**
- * What the document warns against, on purpose: resends at once (Retry-After ignored, retryable false too),
- * a new Idempotency-Key after a network failure, polls every half second, reconnects a stream without the
- * last id, and keeps no record of events seen.
- */
-class NaiveClient {
-  private keys = 0
-  constructor(private readonly baseUrl: string) {}
-
-  private async send(
-    method: string,
-    path: string,
-    body?: unknown,
-    headers: Record<string, string> = {},
-  ) {
-    let key = body === undefined ? undefined : `naive-${++this.keys}`
-    for (let attempt = 0; attempt < 8; attempt++) {
-      try {
-        const res = await fetch(`${this.baseUrl}${path}`, {
-          method,
-          headers: {
-            Authorization: `Bearer ${KEY}`,
-            ...(key === undefined
-              ? {}
-              : { 'Idempotency-Key': key, 'Content-Type': 'application/json' }),
-            ...headers,
-          },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        })
-        if (res.ok) return res
-        await res.body?.cancel()
-      } catch {
-        // "The request failed, so send a new one."
-        if (key !== undefined) key = `naive-${++this.keys}`
-      }
-    }
-    throw new Error(`naive: gave up on ${method} ${path}`)
-  }
-
-  async job(): Promise<void> {
-    const receipt = (await (
-      await this.send('POST', `/v1/deployments/${DEPLOYMENT}/sessions`, {
-        input: [{ type: 'TEXT', text: 'the job' }],
-      })
-    ).json()) as { status_url: string; events_url: string }
-    for (let i = 0; i < 40; i++) {
-      const turn = (await (await this.send('GET', receipt.status_url)).json()) as Turn
-      if (turn.status === 'SUCCEEDED' || turn.status === 'FAILED') break
-      await virtualSleep(500)
-    }
-    // Follow the stream until the Turn's end, reopening from the start after every cut.
-    for (let i = 0; i < 8; i++) {
-      const res = await this.send('GET', receipt.events_url, undefined, {
-        Accept: 'text/event-stream',
-      }).catch(() => undefined)
-      if (!res?.body) continue
-      const text = await readUntil(res.body, 'turn.completed')
-      if (text.includes('event: turn.completed')) return
-    }
-  }
-}
-
-/** Reads a stream until `marker` appears or the stream ends. */
-async function readUntil(body: ReadableStream<Uint8Array>, marker: string): Promise<string> {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader()
-  let text = ''
-  try {
-    for (;;) {
-      const { value, done } = await reader.read()
-      if (done) return text
-      text += value
-      if (text.includes(`event: ${marker}`)) return text
-    }
-  } catch {
-    return text
-  } finally {
-    await reader.cancel().catch(() => undefined)
-  }
-}
-
 /** What a schedule provokes a naive client to break, by requirement id (beside polling too often, always). */
 function provoked(schedule: Rule[]): Set<string> {
   const ids = new Set(['RATE-007'])
@@ -357,12 +276,22 @@ function provoked(schedule: Rule[]): Set<string> {
   return ids
 }
 
+const naive = () =>
+  new NaiveClient({
+    baseUrl: server.url,
+    apiKey: KEY,
+    deploymentId: DEPLOYMENT,
+    sleep: virtualSleep,
+  })
+
 describe('a naive client under the same fault schedules', () => {
   it('[RETRY-002][RETRY-017][RATE-007] is caught by the referee for what each schedule provokes', async () => {
     await fc.assert(
       fc.asyncProperty(schedules, async (schedule) => {
         await prepare(schedule)
-        await new NaiveClient(server.url).job().catch(() => undefined)
+        await naive()
+          .job()
+          .catch(() => undefined)
         const found = new Set((await findings()).map((v) => v.requirement_id))
         for (const id of provoked(schedule))
           expect([...found], JSON.stringify(schedule)).toContain(id)
@@ -378,13 +307,13 @@ describe('a naive client under the same fault schedules', () => {
 
   it('[SSE-023] reopening a cut stream from the start is caught', async () => {
     await prepare([once('streamSessionEvents', { stream: 'close', after_events: 1 })])
-    await new NaiveClient(server.url).job()
+    await naive().job()
     expect((await findings()).map((v) => v.requirement_id)).toContain('SSE-023')
   })
 
   it('[RETRY-001] resending an answer with retryable false is caught', async () => {
     await prepare([once('createSession', { error: 'INVALID_INPUT', status: 422 })])
-    await new NaiveClient(server.url).job()
+    await naive().job()
     expect((await findings()).map((v) => v.requirement_id)).toContain('RETRY-001')
   })
 })
