@@ -1,9 +1,10 @@
 /**
  * The document's "next step after a failed execution" table (Errors > Next step after a failed execution):
- * what a client does when a Turn or Run ends with an error code. One table, typed by the catalog's codes;
+ * what a client does when a Turn or Run ends with an error code. The codes come from the catalog's
+ * `next_step` (spec/errors.yaml); this file only names the document's eight decisions;
  * a code the table does not list means: do not run again, tell a person (RETRY-016).
  */
-import type { ErrorCode } from '../spec/generated/errors.js'
+import { ERROR_CATALOG } from '../spec/generated/errors.js'
 
 export type NextStep =
   /** RETRY-008: wait, create one new execution with the same input; stop and report if the code repeats. */
@@ -25,38 +26,24 @@ export type NextStep =
   /** RETRY-016: a code not in the table: do not run again, tell a person. */
   | 'tell-a-person'
 
-const TABLE: Partial<Record<ErrorCode, NextStep>> = {
-  QUEUE_TIMEOUT: 'one-more-later',
-  RECOVERY_EXHAUSTED: 'one-more-later',
-  EXECUTION_FAILED: 'one-more-later',
-  USAGE_PENDING: 'one-more-later',
-  ARTIFACT_PREPARATION_TIMEOUT: 'one-more-later',
-  ARTIFACT_PREPARATION_FAILED: 'one-more-later',
-  SESSION_SANDBOX_UNAVAILABLE: 'one-more-later',
-  EXECUTION_TIMEOUT: 'change-conditions-first',
-  RUN_DEADLINE_EXCEEDED: 'change-conditions-first',
-  BUDGET_EXCEEDED: 'change-conditions-first',
-  INSUFFICIENT_SU: 'change-conditions-first',
-  OUTPUT_SCHEMA_MISMATCH: 'publishing-settings',
-  OUTPUT_LIMIT_EXCEEDED: 'publishing-settings',
-  OUTPUT_MISSING: 'publishing-settings',
-  OUTPUT_PATH_DENIED: 'publishing-settings',
-  CAPABILITY_DENIED: 'publishing-settings',
-  SESSION_RESOURCES_NOT_READY: 'publishing-settings',
-  ACTION_REQUIRED_UNSUPPORTED: 'publishing-settings',
-  WORKFLOW_UNAVAILABLE: 'publishing-settings',
-  OUTPUT_URL_INVALID: 'check-result-content',
-  OUTPUT_CONTAINS_CREDENTIALS: 'check-result-content',
-  INVALID_FILENAME: 'check-result-content',
-  UNSUPPORTED_FILE_TYPE: 'check-result-content',
-  AUTHORIZATION_REVOKED: 'check-permissions',
-  RUNTIME_CONTEXT_MISMATCH: 'new-session',
-  EXTERNAL_EFFECT_UNKNOWN: 'do-not-run-again',
-  CANCELED: 'intended-end',
-  SESSION_DELETED: 'intended-end',
+/** The document's decisions (the catalog's `next_step.decision`, spec/errors.yaml) as this client names them. */
+const DECISIONS: Readonly<Record<string, NextStep>> = {
+  'one more later': 'one-more-later',
+  'change conditions first': 'change-conditions-first',
+  'publishing settings': 'publishing-settings',
+  'check result content': 'check-result-content',
+  'check permissions': 'check-permissions',
+  'new session': 'new-session',
+  'do not run again': 'do-not-run-again',
+  'intended end': 'intended-end',
 }
+
+/** The catalog's entry of each code: the one table of codes (spec/generated/errors.ts, from spec/errors.yaml). */
+const CATALOG = ERROR_CATALOG as Readonly<Record<string, { next_step?: { decision: string } }>>
 
 /** The next step for a failed execution's error code (also for codes this client has never heard of). */
 export function nextStep(code: string): NextStep {
-  return TABLE[code as ErrorCode] ?? 'tell-a-person'
+  if (!Object.hasOwn(CATALOG, code)) return 'tell-a-person'
+  const decision = CATALOG[code]!.next_step?.decision
+  return (decision && DECISIONS[decision.toLowerCase()]) || 'tell-a-person'
 }
