@@ -110,10 +110,16 @@ describe('client referee', () => {
         headers: { Accept: 'text/event-stream', ...headers },
       })
       expect(res.status).toBe(200)
+      // Read until the first event frame (the stream opens with a `retry:` hint).
       const reader = res.body!.getReader()
-      const { value } = await reader.read()
+      let text = ''
+      while (!/^id: /m.test(text)) {
+        const { value, done } = await reader.read()
+        if (done) break
+        text += new TextDecoder().decode(value)
+      }
       await reader.cancel()
-      return new TextDecoder().decode(value)
+      return text
     }
     const first = await open()
     const lastId = /^id: (.+)$/m.exec(first)![1]!

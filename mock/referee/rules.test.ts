@@ -91,6 +91,16 @@ describe('client referee rules', () => {
     expect(rulesOf(fresh, obs({ idempotencyKey: 'x', body: 'corrected' }))).toEqual([])
   })
 
+  it('[RETRY-004] does not hold a key to its body once 24 hours passed (the receipt may have expired: RET-001)', () => {
+    const r = emptyRecord()
+    rulesOf(r, obs({ idempotencyKey: 'a' }))
+    const day = 24 * 3600_000
+    expect(rulesOf(r, obs({ idempotencyKey: 'a', body: 'other', atMs: T0 + day - 1 }))).toEqual([
+      'changed-body-same-key',
+    ])
+    expect(rulesOf(r, obs({ idempotencyKey: 'a', body: 'other', atMs: T0 + day }))).toEqual([])
+  })
+
   it('[RATE-007] flags two successful polls of one Turn under 2 virtual seconds apart', () => {
     const r = emptyRecord()
     const poll = (atMs: number, path = '/v1/runs/r1') =>

@@ -29,6 +29,9 @@ export const POLL_MIN_INTERVAL_MS = 2_000
 /** The most entries kept per kind and key (oldest forgotten first), so the record stays bounded. */
 export const MAX_ENTRIES_PER_KEY = 256
 
+/** How long a used Idempotency-Key holds its body for the referee: the receipt's shortest life (RET-001). */
+export const KEY_HELD_MS = 24 * 3600_000
+
 export const RULES = {
   'resend-after-non-retryable': 'RETRY-001',
   'resend-before-retry-after': 'RETRY-002',
@@ -94,8 +97,8 @@ export type Delivery = { eventId: string; ref: RequestRef }
 export type KeyRecord = {
   /** Last answer per request identity that constrains a resend. */
   answers: Map<string, { ref: RequestRef; retryable: boolean; notBeforeMs: number }>
-  /** Content digest per Idempotency-Key that the server may have acted on. */
-  keys: Map<string, { content: string; ref: RequestRef }>
+  /** Content digest per Idempotency-Key that the server may have acted on, and when it was used. */
+  keys: Map<string, { content: string; ref: RequestRef; atMs: number }>
   /** Unanswered keyed requests by content digest, until a resend with their key is answered. */
   unanswered: Map<string, { idempotencyKey: string; ref: RequestRef }>
   /** Last successful poll per Turn or Run. */
@@ -176,12 +179,15 @@ export function judge(record: KeyRecord, key: string, o: Observation): Violation
         // A resend with the same key was answered: the unanswered request is settled.
         record.unanswered.delete(content)
       }
-      const used = record.keys.get(o.idempotencyKey)
+      // RET-001: a receipt is kept at least 24 hours; after that a key may be used again for new work.
+      const kept = record.keys.get(o.idempotencyKey)
+      const used = kept && o.atMs - kept.atMs < KEY_HELD_MS ? kept : undefined
+      if (kept && !used) record.keys.delete(o.idempotencyKey)
       if (used && used.content !== content) {
         found.push(violation('changed-body-same-key', [used.ref]))
       } else if (!used && (accepted(o) || unanswered(o) || o.retryable === true)) {
         // The server may have acted on this key (or the client must resend it unchanged).
-        remember(record.keys, o.idempotencyKey, { content, ref })
+        remember(record.keys, o.idempotencyKey, { content, ref, atMs: o.atMs })
       }
       if (unanswered(o) && !pending)
         remember(record.unanswered, content, { idempotencyKey: o.idempotencyKey, ref })
