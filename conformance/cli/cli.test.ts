@@ -148,6 +148,51 @@ describe.skipIf(process.env.CONFORMANCE_CLI === '1')('npm run conformance', () =
     }
   }, 240_000)
 
+  it('fails a stateless `prism mock` of the document with a readable report (the request as curl, the answer)', async () => {
+    const prism = spawn(
+      join(ROOT, 'node_modules', '.bin', 'prism'),
+      ['mock', 'spec/openapi.yaml', '-h', '127.0.0.1', '-p', '0'],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    )
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = ''
+        const onData = (chunk: Buffer) => {
+          out += chunk.toString()
+          const m = /Prism is listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
+          if (m) resolve(m[1]!)
+        }
+        prism.stdout.on('data', onData)
+        prism.stderr.on('data', onData)
+        prism.on('exit', (code) => reject(new Error(`prism exited with ${code}: ${out}`)))
+      })
+      const run = await cli([
+        '--base-url',
+        url,
+        '--api-key',
+        'sk_test_a_full',
+        '--only',
+        'AUTH-006',
+        '--report-dir',
+        dir,
+      ])
+      expect(run.code, run.stderr).toBe(1)
+      expect(run.stdout).toMatch(/failed: AUTH-006/)
+      const md = readFileSync(join(dir, 'requirements.md'), 'utf8')
+      expect(md).toMatch(/### AUTH-006/)
+      expect(md).toMatch(/expected INVALID_API_KEY, got 200/)
+      expect(md).toMatch(
+        /curl -i -X GET '.*\/v1\/deployments' -H 'Authorization: Bearer [^']*\*\*\*\*'/,
+      )
+      const har = JSON.parse(readFileSync(join(dir, 'failures.har'), 'utf8')) as {
+        log: { entries: { response: { status: number } }[] }
+      }
+      expect(har.log.entries.some((e) => e.response.status === 200)).toBe(true)
+    } finally {
+      prism.kill()
+    }
+  }, 240_000)
+
   it('explains its flags, and refuses bad ones with status 2', async () => {
     const help = await cli(['--help'])
     expect(help.code).toBe(0)
