@@ -62,16 +62,7 @@ export async function startTarget(options: TargetOptions = {}): Promise<Target> 
     const baseUrl = url.replace(/\/$/, '')
     if (env.TARGET_WORLD_JSON || env.TARGET_WORLD || env.TARGET_API_KEY) {
       const api = new ApiClient(baseUrl, new RunPacer(ledgerFromEnv(env), { spend: true }))
-      return {
-        kind: 'real',
-        baseUrl: api.baseUrl,
-        api,
-        control: undefined,
-        capabilities: { virtualTime: false, insecureWebhooks: false },
-        world: await realWorld(api),
-        fresh: async () => {},
-        close: async () => {},
-      }
+      return realTarget(api, await realWorld(api), async () => {})
     }
     const api = new ApiClient(baseUrl)
     const control = new MockControl(api)
@@ -131,20 +122,23 @@ async function rehearsalTarget(): Promise<Target> {
     unpaced,
   )
   const api = new ApiClient(baseUrl, new RunPacer(ledger, { spend: true }))
-  return {
-    kind: 'real',
-    baseUrl: api.baseUrl,
-    api,
-    control: undefined,
-    capabilities: { virtualTime: false, insecureWebhooks: false },
-    world,
-    fresh: async () => {},
-    close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()))
-      mock.close()
-    },
-  }
+  return realTarget(api, world, async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    mock.close()
+  })
 }
+
+/** A target seen as a real deployment: no control API, never reset, every call through the api's pacer. */
+const realTarget = (api: ApiClient, world: World, close: () => Promise<void>): Target => ({
+  kind: 'real',
+  baseUrl: api.baseUrl,
+  api,
+  control: undefined,
+  capabilities: { virtualTime: false, insecureWebhooks: false },
+  world,
+  fresh: async () => {},
+  close,
+})
 
 /** Whether a mock over HTTP answers the 61st read of a minute with 429 (then reset again). */
 async function enforcesCallRates(target: Target): Promise<boolean> {

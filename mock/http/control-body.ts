@@ -9,20 +9,20 @@ import { ApiError } from '../errors.js'
 
 export type Validator<T> = ((data: unknown) => data is T) & { errors?: ErrorObject[] | null }
 
+/** Reads a JSON body, empty meaning {}: INVALID_INPUT 400 when it is not JSON. */
+export async function jsonBody(c: Context<Env>): Promise<unknown> {
+  const text = await c.req.text()
+  if (text.trim() === '') return {}
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    throw new ApiError('INVALID_INPUT', { status: 400, message: 'request body is not valid JSON' })
+  }
+}
+
 /** Reads a JSON body (empty means {}) and validates it: INVALID_INPUT 400 when not JSON, 422 when invalid. */
 export async function body<T>(c: Context<Env>, validate: Validator<T>): Promise<T> {
-  const text = await c.req.text()
-  let data: unknown = {}
-  if (text.trim() !== '') {
-    try {
-      data = JSON.parse(text)
-    } catch {
-      throw new ApiError('INVALID_INPUT', {
-        status: 400,
-        message: 'request body is not valid JSON',
-      })
-    }
-  }
+  const data = await jsonBody(c)
   if (!validate(data)) {
     const errors = (validate.errors ?? []).map((e) => ({
       path: e.instancePath || '/',

@@ -9,7 +9,7 @@ import { Hono } from 'hono'
 import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { validateFaultRule } from '../faults/rules.js'
-import { body } from '../http/control-body.js'
+import { body, jsonBody } from '../http/control-body.js'
 import { controlBodyAjv } from '../util/ajv.js'
 
 const forwardCompatBody = controlBodyAjv.compile<{ enabled: boolean }>({
@@ -24,19 +24,7 @@ export function controlFaultRoutes(): Hono<Env> {
   const app = new Hono<Env>()
 
   app.post('/faults', async (c) => {
-    const text = await c.req.text()
-    let data: unknown = {}
-    if (text.trim() !== '') {
-      try {
-        data = JSON.parse(text)
-      } catch {
-        throw new ApiError('INVALID_INPUT', {
-          status: 400,
-          message: 'request body is not valid JSON',
-        })
-      }
-    }
-    const checked = validateFaultRule(data)
+    const checked = validateFaultRule(await jsonBody(c))
     if (!checked.ok) {
       throw new ApiError('INVALID_INPUT', {
         status: 422,
