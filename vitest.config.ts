@@ -1,4 +1,12 @@
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
+
+// The suite's setup file: TypeScript in the repository, JavaScript in the package's build (dist/).
+const here = fileURLToPath(new URL('.', import.meta.url))
+const conformanceSetup = existsSync(`${here}conformance/support/setup.ts`)
+  ? 'conformance/support/setup.ts'
+  : 'conformance/support/setup.js'
 
 export default defineConfig({
   test: {
@@ -11,7 +19,7 @@ export default defineConfig({
           name: 'conformance',
           // .js: the compiled suite of the package's build (dist/conformance), run by ./conformance.
           include: ['conformance/**/*.test.{ts,js}'],
-          setupFiles: ['conformance/support/setup.ts'],
+          setupFiles: [conformanceSetup],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

@@ -33,6 +33,7 @@ describe('createMock (package entry)', () => {
       'clearRequests',
       'clock',
       'close',
+      'faults',
       'fetch',
       'fixtures',
       'listen',

@@ -843,7 +843,7 @@ export function validateScenario(def: unknown): string[] {
           problems.push(
             `${where}.code must be an execution error code of the catalog (e.g. EXECUTION_FAILED)`,
           )
-        } else if (NOT_A_FAILURE[raw.code] !== undefined) {
+        } else if (NOT_A_FAILURE[raw.code] !== undefined && (raw.status ?? 'FAILED') === 'FAILED') {
           problems.push(`${where}: ${NOT_A_FAILURE[raw.code]}`)
         }
         if (raw.message !== undefined && typeof raw.message !== 'string')
@@ -858,7 +858,8 @@ export function validateScenario(def: unknown): string[] {
 
 /**
  * Execution codes the transition table (States and transitions) never gives a FAILED execution: a script's
- * `fail` step cannot end with them. Each names the rule it would break.
+ * `fail` step cannot end FAILED with them (a next-step scenario may end EXPIRED or CANCELED with them, as the
+ * table does). Each names the rule it would break.
  */
 const NOT_A_FAILURE: Readonly<Partial<Record<ErrorCode, string>>> = {
   QUEUE_TIMEOUT:

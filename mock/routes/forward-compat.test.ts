@@ -68,9 +68,16 @@ it('[VER-003] appends an unknown event type with an unknown content kind that re
     headers: { ...H, Accept: 'text/event-stream', 'Last-Event-ID': insight!.id },
   })
   expect(res.status).toBe(200)
+  // The first event frame after the stream's opening `retry:` hint.
   const reader = res.body!.getReader()
-  const first = new TextDecoder().decode((await reader.read()).value)
+  let text = ''
+  while (!/^id: /m.test(text)) {
+    const { value, done } = await reader.read()
+    if (done) break
+    text += new TextDecoder().decode(value)
+  }
   await reader.cancel()
+  const first = text.slice(text.search(/^id: /m))
   expect(first).toMatch(/^id: /)
   expect(first).not.toContain(insight!.id)
   // A reset brings back the start value (on).

@@ -7,6 +7,7 @@ import { describe, it } from 'vitest'
 import { invalidAuthorization } from '../../arbitraries/headers.js'
 import { expectError } from '../../support/expect-error.js'
 import { fcParams } from '../../support/fc.js'
+import { probesClientRule } from '../../support/probes.js'
 import { req } from '../../support/req.js'
 import { role } from '../../support/skip.js'
 import type { Target } from '../../support/target.js'
@@ -77,7 +78,9 @@ describe('API keys', () => {
     }
   })
 
-  it(`${req('AUTH-001', 'AUTH-006', 'ERR-028')} answers INVALID_API_KEY to any Authorization value without a valid key`, async () => {
+  it(`${req('AUTH-001', 'AUTH-006', 'ERR-028')} answers INVALID_API_KEY to any Authorization value without a valid key`, async (ctx) => {
+    // Two examples may send the same refused request: a resend after a non-retryable error, on purpose.
+    probesClientRule(ctx, 'RETRY-001')
     await fc.assert(
       fc.asyncProperty(
         invalidAuthorization(knownKeys(target)),
