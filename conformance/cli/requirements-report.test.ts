@@ -202,4 +202,29 @@ describe('requirement report', () => {
     expect(r.baseline).toEqual({ newFailures: [], stillFailing: ['A-002'], nowPassing: ['A-001'] })
     expect(renderMarkdown(r)).toContain('now passing (remove from the baseline): A-001')
   })
+
+  it("lists the referee's findings about the suite's own requests, declared probes apart", () => {
+    const r = buildRequirementReport(CATALOG, outcomes, META, {
+      tallies: [],
+      warnings: [],
+      client: [
+        {
+          rule: 'resend-after-non-retryable',
+          requirement_id: 'RETRY-001',
+          test: 't1',
+          declared: true,
+        },
+        {
+          rule: 'resend-after-non-retryable',
+          requirement_id: 'RETRY-001',
+          test: 't2',
+          declared: true,
+        },
+        { rule: 'polling-too-often', requirement_id: 'RATE-007', test: 't3', declared: false },
+      ],
+    })
+    const md = renderMarkdown(r)
+    expect(md).toContain('| resend-after-non-retryable | RETRY-001 | 2 | 0 | t1; t2 |')
+    expect(md).toContain('| polling-too-often | RATE-007 | 0 | 1 | t3 |')
+  })
 })

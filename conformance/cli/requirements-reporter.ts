@@ -100,7 +100,13 @@ export type RequirementReport = RunMeta & {
 }
 
 /** A finding of the mock's client referee about the suite's own requests, with the test that made them. */
-export type ClientFinding = { rule: string; requirement_id: string; test: string }
+export type ClientFinding = {
+  rule: string
+  requirement_id: string
+  test: string
+  /** The test declared the probe on purpose (probesClientRule). */
+  declared: boolean
+}
 
 /** What the run's tests carried in their meta besides their outcomes (setup.ts, use-target.ts). */
 export type RunExtras = { tallies: OperationTally[]; warnings: Warning[]; client?: ClientFinding[] }
@@ -290,18 +296,20 @@ export function renderMarkdown(report: RequirementReport): string {
     lines.push(
       "## The suite's own requests, judged by the mock's client referee",
       '',
-      'Tests that probe the server with a bad request on purpose (a resend of a refused body, another body under',
-      'a key, quick reads) appear here; the retry helpers of the suite should not.',
+      "Against a mock the referee judges every test's own requests. A retry rule (RETRY-001/002/004/017) broken",
+      'without a declared probe (`probesClientRule`) fails its test; other findings are listed only.',
       '',
-      '| rule | requirement | tests |',
-      '|---|---|---|',
+      '| rule | requirement | declared probes | other | tests |',
+      '|---|---|---|---|---|',
     )
     const byRule = new Map<string, ClientFinding[]>()
     for (const f of report.clientFindings) byRule.set(f.rule, [...(byRule.get(f.rule) ?? []), f])
-    for (const [rule, list] of byRule)
+    for (const [rule, list] of byRule) {
+      const declared = list.filter((f) => f.declared).length
       lines.push(
-        `| ${rule} | ${list[0]!.requirement_id} | ${list.length}: ${cell([...new Set(list.map((f) => f.test))].slice(0, 5).join('; '))} |`,
+        `| ${rule} | ${list[0]!.requirement_id} | ${declared} | ${list.length - declared} | ${cell([...new Set(list.map((f) => f.test))].slice(0, 5).join('; '))} |`,
       )
+    }
     lines.push('')
   }
   if (report.warnings.length > 0) {
@@ -383,7 +391,12 @@ export function extrasOf(modules: readonly TestModule[]): RunExtras {
   for (const m of modules)
     for (const t of m.children.allTests()) {
       const meta = t.meta()
-      for (const v of meta.clientViolations ?? []) extras.client!.push({ ...v, test: t.name })
+      for (const v of meta.clientViolations ?? [])
+        extras.client!.push({
+          ...v,
+          test: t.name,
+          declared: (meta.probes ?? []).includes(v.requirement_id),
+        })
       if (meta.operations) extras.tallies.push(meta.operations)
       if (meta.warnings) extras.warnings.push(...meta.warnings)
     }
