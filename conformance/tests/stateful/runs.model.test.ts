@@ -8,6 +8,7 @@ import { it } from 'vitest'
 import { deepRunStates, runCommands } from '../../model/runs/commands.js'
 import type { Command, Model, Real } from '../../model/runs/world.js'
 import { fcParams } from '../../support/fc.js'
+import { probesClientRule } from '../../support/probes.js'
 import { req } from '../../support/req.js'
 import { readWorkflow } from '../../support/runs.js'
 import { role } from '../../support/skip.js'
@@ -19,6 +20,9 @@ const target = useTarget({ rateLimits: false, freshEach: false })
 
 it(`${req('STATE-001', 'STATE-002', 'STATE-005', 'STATE-006', 'STATE-008', 'STATE-009', 'STATE-011', 'STATE-014', 'STATE-016', 'STATE-022', 'STATE-028', 'RUN-004', 'RUN-005', 'RUN-007', 'RUN-010', 'RUN-011', 'RUN-021', 'DEL-001')} Runs follow the documented states and rules`, async (ctx) => {
   const workflowId = role(ctx, target.world.workflows.available, 'available workflow')
+  // The model reads a deleted, expired or refused resource again to see it stay so: a resend after a
+  // non-retryable answer, on purpose.
+  probesClientRule(ctx, 'RETRY-001')
   const virtualTime = target.capabilities.virtualTime
   await fc.assert(
     fc.asyncProperty(runCommands(virtualTime), async (cmds) => {
