@@ -11,38 +11,19 @@
  *   import { run } from 'ai-employee-mock/conformance'
  *   const status = await run({ baseUrl: 'http://127.0.0.1:4010', only: ['SES', 'AUTH-001'] })
  */
+import type { CliOptions } from './cli/args.js'
 import { main } from './cli/main.js'
 
-export type RunOptions = {
-  /** The service to test; default: the mock in this process. */
-  baseUrl?: string
-  /** An API key with every scope (real targets). */
-  apiKey?: string
-  deployment?: string
-  workflow?: string
-  /** The owner login token (webhook management). */
-  ownerToken?: string
-  /** A world file giving further roles (conformance/support/world.ts). */
-  world?: string
-  /** The mock's control-API token, when it was started with one. */
-  controlToken?: string
-  /** Real targets: let tests start executions and upload files. */
-  allowSpend?: boolean
-  maxExecutions?: number
-  maxSu?: number
+/** The CLI's options (conformance/cli/args.ts, each documented in USAGE), all optional. */
+export type RunOptions = Partial<Omit<CliOptions, 'only' | 'help'>> & {
   /** Requirement ids or areas (SES-022, AUTH). */
   only?: readonly string[]
-  /** fast-check seed; the same seed replays the run. */
-  seed?: number
-  /** fast-check examples per property. */
-  numRuns?: number
-  /** Where junit.xml, requirements.md and requirements.json go (default ./conformance-report). */
-  reportDir?: string
-  /** vitest's own report as well. */
-  verbose?: boolean
 }
 
-/** Each option's CLI flag: string and number options take a value, boolean ones are present or not. */
+/**
+ * Each option's CLI flag: string and number options take a value, boolean ones are present or not (`strict`:
+ * true is --strict, false --lenient).
+ */
 const FLAGS: { [K in keyof Required<RunOptions>]: string } = {
   baseUrl: '--base-url',
   apiKey: '--api-key',
@@ -58,6 +39,9 @@ const FLAGS: { [K in keyof Required<RunOptions>]: string } = {
   seed: '--seed',
   numRuns: '--num-runs',
   reportDir: '--report-dir',
+  baseline: '--baseline',
+  writeBaseline: '--write-baseline',
+  strict: '--strict',
   verbose: '--verbose',
 }
 
@@ -66,6 +50,7 @@ export function toArgv(options: RunOptions): string[] {
   const argv: string[] = []
   for (const [name, flag] of Object.entries(FLAGS) as [keyof RunOptions, string][]) {
     const value = options[name]
+    if (name === 'strict' && value === false) argv.push('--lenient')
     if (value === undefined || value === false) continue
     if (value === true) argv.push(flag)
     else if (Array.isArray(value)) for (const v of value as string[]) argv.push(flag, v)
