@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import { openStreamCount } from '../events/sse.js'
+import { readUntilEvent } from '../events/test-stream.js'
 import { createMock, type Mock } from '../index.js'
 
 const KEY = 'sk_test_a_full'
@@ -126,9 +127,7 @@ it('stalls a stream: no further events and no keep-alive, the connection left op
   const res = await stream(id)
   const reader = res.body!.getReader()
   // The stream opens with a `retry:` hint, then the one event before the stall.
-  let text = ''
-  while (!/^id: /m.test(text)) text += new TextDecoder().decode((await reader.read()).value)
-  expect(text).toMatch(/^id: /m)
+  expect(await readUntilEvent(reader)).toMatch(/^id: /m)
   await mock.clock.advance(60)
   const next = await Promise.race([
     reader.read(),

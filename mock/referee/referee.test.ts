@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createMock, type Mock } from '../index.js'
+import { readUntilEvent } from '../events/test-stream.js'
 import type { Violation } from './rules.js'
 
 const A = {
@@ -110,14 +111,8 @@ describe('client referee', () => {
         headers: { Accept: 'text/event-stream', ...headers },
       })
       expect(res.status).toBe(200)
-      // Read until the first event frame (the stream opens with a `retry:` hint).
       const reader = res.body!.getReader()
-      let text = ''
-      while (!/^id: /m.test(text)) {
-        const { value, done } = await reader.read()
-        if (done) break
-        text += new TextDecoder().decode(value)
-      }
+      const text = await readUntilEvent(reader)
       await reader.cancel()
       return text
     }

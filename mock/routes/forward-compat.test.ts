@@ -4,6 +4,7 @@
  * codes for retryable errors, keeping everything else as it was.
  */
 import { afterEach, expect, it } from 'vitest'
+import { readUntilEvent } from '../events/test-stream.js'
 import { createMock, type Mock } from '../index.js'
 
 const KEY = 'sk_test_a_full'
@@ -70,12 +71,7 @@ it('[VER-003] appends an unknown event type with an unknown content kind that re
   expect(res.status).toBe(200)
   // The first event frame after the stream's opening `retry:` hint.
   const reader = res.body!.getReader()
-  let text = ''
-  while (!/^id: /m.test(text)) {
-    const { value, done } = await reader.read()
-    if (done) break
-    text += new TextDecoder().decode(value)
-  }
+  const text = await readUntilEvent(reader)
   await reader.cancel()
   const first = text.slice(text.search(/^id: /m))
   expect(first).toMatch(/^id: /)
