@@ -21,6 +21,7 @@ import {
 } from './lifecycle.js'
 import { produceOutput, registerOutputTimers, startPreparation } from './outputs.js'
 import type { ScenarioStep } from './scenarios.js'
+import { revokeExecutions } from './withdrawal.js'
 
 /** Applies one script step to a live execution. */
 function applyStep(deps: Deps, e: ExecutionRecord, step: ScenarioStep): void {
@@ -151,11 +152,7 @@ export function registerExecutionTimers(kinds: TimerKinds): void {
   })
   kinds.register<{ key: string }>('access.key-expiry', ({ key }, { deps }) => {
     // Authentication 6: an expired key's running executions are canceled with AUTHORIZATION_REVOKED.
-    for (const id of openExecutionsOfKey(deps.db, key)) {
-      const e = getExecution(deps.db, id)
-      if (e && !e.terminal)
-        finishExecution(deps, e, 'CANCELED', 'AUTHORIZATION_REVOKED', 'The key expired.')
-    }
+    revokeExecutions(deps, openExecutionsOfKey(deps.db, key), 'The key expired.')
   })
   kinds.register<{ id: string }>('execution.time-limit', ({ id }, { deps }) => {
     const e = getExecution(deps.db, id)

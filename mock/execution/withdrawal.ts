@@ -9,18 +9,15 @@ import { getExecution } from '../store/executions.js'
 import { getApiKey } from '../store/projects.js'
 import { finishExecution } from './lifecycle.js'
 
-/** Cancels open executions with AUTHORIZATION_REVOKED; returns their ids. */
-export function revokeExecutions(deps: Deps, ids: string[]): string[] {
+/** Cancels open executions with AUTHORIZATION_REVOKED (the message says why); returns their ids. */
+export function revokeExecutions(
+  deps: Deps,
+  ids: string[],
+  message = 'The key, a scope or the Deployment became unusable.',
+): string[] {
   for (const id of ids) {
     const e = getExecution(deps.db, id)
-    if (e && !e.terminal)
-      finishExecution(
-        deps,
-        e,
-        'CANCELED',
-        'AUTHORIZATION_REVOKED',
-        'The key, a scope or the Deployment became unusable.',
-      )
+    if (e && !e.terminal) finishExecution(deps, e, 'CANCELED', 'AUTHORIZATION_REVOKED', message)
   }
   return ids
 }
