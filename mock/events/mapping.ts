@@ -85,9 +85,14 @@ function mapTurn(deps: Deps, ev: ExecutionEvent): void {
     appendEvent(deps, { ...base, ...outputEvent(ev.item) })
     return
   }
+  if (ev.type === 'tool') {
+    appendEvent(deps, { ...base, ...toolEvent(ev) })
+    return
+  }
   if (ev.type !== 'status' || e.status === ev.from) return
   const outcomeType = TURN_OUTCOME_TYPE[e.status]
   if (outcomeType && isOutcomeStatus(e.status)) {
+    appendEvent(deps, { ...base, ...usageEvent(e) })
     appendEvent(deps, {
       ...base,
       type: outcomeType,
@@ -115,6 +120,27 @@ function mapTurn(deps: Deps, ev: ExecutionEvent): void {
   const phase = PHASE[e.status]
   if (phase)
     appendEvent(deps, { ...base, type: 'turn.progress', data: { kind: 'PROGRESS', phase } })
+}
+
+/**
+ * tool.started (TOOL_CALL): a tool call began. Events, first paragraph: public events carry only tool names and
+ * call ids, never tool arguments or raw results (EVT-002); the field names are assumed (content not shown).
+ */
+function toolEvent(
+  ev: Extract<ExecutionEvent, { type: 'tool' }>,
+): Pick<EventRecord, 'type' | 'data'> {
+  return {
+    type: 'tool.started',
+    data: { kind: 'TOOL_CALL', tool_name: ev.tool_name, call_id: ev.call_id },
+  }
+}
+
+/**
+ * usage.settled (USAGE; the event type is assumed): the execution's usage once settled at its end, just before
+ * its outcome: status FINAL and total_su, the same values as the outcome's and the detail's usage.
+ */
+function usageEvent(e: ExecutionRecord): Pick<EventRecord, 'type' | 'data'> {
+  return { type: 'usage.settled', data: { kind: 'USAGE', ...usageOf(e) } }
 }
 
 /** TEXT -> message.created (MESSAGE, masked text); JSON, FILE, URL -> artifact.created (an OutputReference). */
@@ -145,10 +171,7 @@ function outputEvent(item: OutputItem): Pick<EventRecord, 'type' | 'data'> & { e
 
 function mapRun(deps: Deps, ev: ExecutionEvent): void {
   if (ev.type === 'step') return appendStepsUpTo(deps, ev.execution, ev.completed)
-  // Run results are published with the terminal status (Run): outputs are not events of their own.
-  if (ev.type !== 'status') return
   const e = ev.execution
-  if (e.status === ev.from) return
   const base = {
     aggregate_kind: 'RUN' as const,
     aggregate_id: e.id,
@@ -156,12 +179,20 @@ function mapRun(deps: Deps, ev: ExecutionEvent): void {
     run_id: e.id,
     status: e.status,
   }
+  if (ev.type === 'tool') {
+    appendEvent(deps, { ...base, ...toolEvent(ev) })
+    return
+  }
+  // Run results are published with the terminal status (Run): outputs are not events of their own.
+  if (ev.type !== 'status') return
+  if (e.status === ev.from) return
   const outcomeType = RUN_OUTCOME_TYPE[e.status]
   if (outcomeType && isOutcomeStatus(e.status)) {
     // A Run that finished its work has done every step: the last ones end with it, before its outcome.
     if (e.status === 'SUCCEEDED' || e.status === 'PARTIALLY_SUCCEEDED')
       appendStepsUpTo(deps, e, e.progress_completed ?? 0)
     const outputs = listOutputs(deps.db, e.id, -1, MAX_ITEM_IDS).items
+    appendEvent(deps, { ...base, ...usageEvent(e) })
     appendEvent(deps, {
       ...base,
       type: outcomeType,

@@ -69,6 +69,14 @@ function applyStep(deps: Deps, e: ExecutionRecord, step: ScenarioStep): void {
       }
       saveExecution(deps.db, e)
       return
+    case 'tool':
+      // EVT-002: the public record of a tool call is its name and call id; arguments and result stay here.
+      return deps.bus.execution.emit(deps, {
+        type: 'tool',
+        execution: e,
+        tool_name: step.name,
+        call_id: step.call_id ?? deps.ids.uuid(),
+      })
     case 'output': {
       // Result rules (execution/outputs.ts): a Turn fails with the broken rule's code; a Run keeps the item
       // with its error for the end rules; a FILE still being prepared is held until the end.

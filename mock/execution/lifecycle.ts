@@ -46,6 +46,8 @@ export type ExecutionEvent =
   | { type: 'output'; execution: ExecutionRecord; item: OutputItem }
   // A Run's unique step done (progress.completed grew): events/mapping.ts appends run.step.completed.
   | { type: 'step'; execution: ExecutionRecord; completed: number }
+  // A tool call began (public: its name and call id only): events/mapping.ts appends tool.started.
+  | { type: 'tool'; execution: ExecutionRecord; tool_name: string; call_id: string }
 /** Tells the instance's execution listeners (inside the transaction that makes the change). */
 const emit = (deps: Deps, event: ExecutionEvent) => deps.bus.execution.emit(deps, event)
 

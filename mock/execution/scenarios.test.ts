@@ -4,6 +4,7 @@ import {
   BUILTIN_SCENARIOS,
   DEFAULT_SCENARIO,
   NEXT_STEP_SCENARIOS,
+  PROGRESS_SCENARIOS,
   RESULT_RULE_SCENARIOS,
   ScenarioError,
   validateScenario,
@@ -14,7 +15,7 @@ describe('scenarios', () => {
     // The result-rule scenarios (execution/outputs.test.ts) and the next-step ones (conformance
     // tests/outputs/next-step-scenarios.test.ts) come on top of MOCK-CONTRACT's.
     const resultRules = new Set(
-      [...RESULT_RULE_SCENARIOS, ...NEXT_STEP_SCENARIOS].map((s) => s.name),
+      [...RESULT_RULE_SCENARIOS, ...NEXT_STEP_SCENARIOS, ...PROGRESS_SCENARIOS].map((s) => s.name),
     )
     expect(BUILTIN_SCENARIOS.map((s) => s.name).filter((n) => !resultRules.has(n))).toEqual([
       'succeed',
@@ -107,6 +108,29 @@ describe('scenarios', () => {
         'steps[6] has an unknown field "extra"',
       ]),
     )
+  })
+
+  it('[EVT-004] checks a tool step: a tool name and call id are identifiers; arguments and result are any JSON', () => {
+    const tool = (step: Record<string, unknown>) =>
+      validateScenario({
+        name: 'tools',
+        description: 'x',
+        applies_to: ['deployment'],
+        steps: [{ at: 1, step: 'tool', ...step }],
+      })
+    expect(tool({ name: 'web_search', call_id: 'c-1', arguments: { q: 1 }, result: [1] })).toEqual(
+      [],
+    )
+    expect(tool({})).toEqual([
+      'steps[0].name must be a tool name: 1-64 letters, digits, _ . : or -',
+    ])
+    expect(tool({ name: 'search the web' })).toEqual([
+      'steps[0].name must be a tool name: 1-64 letters, digits, _ . : or -',
+    ])
+    expect(tool({ name: 'x', call_id: '' })).toEqual([
+      'steps[0].call_id must be 1-128 letters, digits, _ . : or -',
+    ])
+    expect(tool({ name: 'x', input: 1 })).toEqual(['steps[0] has an unknown field "input"'])
   })
 
   it('throws a ScenarioError naming the scenario from assertScenario', () => {

@@ -52,6 +52,9 @@ export type OutputSpec = {
  * The step vocabulary. `at` is seconds after the execution is accepted; steps run in list order.
  * - running: QUEUED -> RUNNING (sets started_at).
  * - output: produces one output item (kept back and published with the terminal status for a Run).
+ * - tool: the execution calls a tool: a TOOL_CALL item and a `tool.started` event carrying only the tool's
+ *   `name` and a call id (`call_id`, else a fresh one). `arguments` and `result` stand for what the tool was
+ *   given and gave back: the mock keeps them internal, so a test can show they never leave (EVT-002).
  * - spend: consumes `su` SU (reserved, settled at the end). Spending past the execution's max_su fails it
  *   with BUDGET_EXCEEDED (the executor's budget rule, not the script, ends it). su 101 is past every max_su.
  * - action_required: a human answer or approval becomes necessary. In the private beta the facility is not
@@ -72,6 +75,16 @@ export type ScenarioStep =
   | { at: number; step: 'running' }
   | { at: number; step: 'output'; output: OutputSpec }
   | { at: number; step: 'spend'; su: number }
+  | {
+      at: number
+      step: 'tool'
+      name: string
+      call_id?: string
+      /** Internal only: never in an event, item, notification or answer. */
+      arguments?: unknown
+      /** Internal only: never in an event, item, notification or answer. */
+      result?: unknown
+    }
   | { at: number; step: 'action_required'; action?: ActionSpec; expires_after_s?: number }
   | { at: number; step: 'succeed' }
   | {
@@ -92,6 +105,7 @@ export const STEP_NAMES: readonly StepName[] = [
   'running',
   'output',
   'spend',
+  'tool',
   'action_required',
   'succeed',
   'fail',
@@ -485,6 +499,43 @@ export const NEXT_STEP_SCENARIOS: ScenarioDefinition[] = [
   ),
 ]
 
+/**
+ * Scenarios that show the public progress of the work (Events; Item envelope and page): tool calls (TOOL_CALL
+ * items, tool.started) and, for Runs, step boundaries (STEP_OUTCOME, run.step.completed, progress).
+ */
+export const PROGRESS_SCENARIOS: ScenarioDefinition[] = [
+  {
+    name: 'tool-call',
+    description:
+      'RUNNING at 1; tool calls web_search at 2 and read_file at 3 (a TOOL_CALL item and a tool.started event each, with the tool name and call id only: never the arguments or results); a FINAL TEXT output at 4; SUCCEEDED at 5 with a USAGE item',
+    applies_to: BOTH,
+    steps: [
+      { at: 1, step: 'running' },
+      {
+        at: 2,
+        step: 'tool',
+        name: 'web_search',
+        arguments: { query: 'quarterly revenue of ACME' },
+        result: { hits: ['internal search result'] },
+      },
+      {
+        at: 3,
+        step: 'tool',
+        name: 'read_file',
+        arguments: { path: 'attachments/notes.txt' },
+        result: 'raw file content, internal',
+      },
+      { at: 4, step: 'spend', su: SMALL_SU },
+      {
+        at: 4,
+        step: 'output',
+        output: { contract: 'required', type: 'TEXT', text: 'Revenue grew 4% in the quarter.' },
+      },
+      { at: 5, step: 'succeed' },
+    ],
+  },
+]
+
 /** The built-in scenarios of MOCK-CONTRACT, by name. */
 export const BUILTIN_SCENARIOS: readonly ScenarioDefinition[] = [
   {
@@ -744,6 +795,7 @@ export const BUILTIN_SCENARIOS: readonly ScenarioDefinition[] = [
   },
   ...RESULT_RULE_SCENARIOS,
   ...NEXT_STEP_SCENARIOS,
+  ...PROGRESS_SCENARIOS,
 ]
 
 const BUILTIN_BY_NAME = new Map(BUILTIN_SCENARIOS.map((s) => [s.name, s]))
@@ -820,6 +872,16 @@ export function validateScenario(def: unknown): string[] {
         allowed.add('output')
         problems.push(...validateOutput(raw.output, `${where}.output`))
         break
+      case 'tool':
+        allowed.add('name').add('call_id').add('arguments').add('result')
+        if (typeof raw.name !== 'string' || !TOOL_NAME.test(raw.name))
+          problems.push(`${where}.name must be a tool name: 1-64 letters, digits, _ . : or -`)
+        if (
+          raw.call_id !== undefined &&
+          (typeof raw.call_id !== 'string' || !CALL_ID.test(raw.call_id))
+        )
+          problems.push(`${where}.call_id must be 1-128 letters, digits, _ . : or -`)
+        break
       case 'spend':
         allowed.add('su')
         if (typeof raw.su !== 'number' || !(raw.su > 0))
@@ -855,6 +917,10 @@ export function validateScenario(def: unknown): string[] {
   })
   return problems
 }
+
+/** A tool name and a call id: identifiers, so public content never carries free text through them. */
+const TOOL_NAME = /^[A-Za-z0-9_.:-]{1,64}$/
+const CALL_ID = /^[A-Za-z0-9_.:-]{1,128}$/
 
 /**
  * Execution codes the transition table (States and transitions) never gives a FAILED execution: a script's
