@@ -7,7 +7,7 @@ import type { Deps } from '../deps.js'
 import { maskPublicText } from '../domain/result-rules.js'
 import { isOutcomeStatus, TERMINAL_STATUSES, type ExecutionEvent } from '../execution/lifecycle.js'
 import { pendingActionOf, requiredActionView } from '../execution/actions.js'
-import { countEventsOfType, resultItemIdsOfTurn } from '../store/events.js'
+import { resultItemIdsOfTurn } from '../store/events.js'
 import {
   getExecution,
   getSession,
@@ -170,7 +170,10 @@ function outputEvent(item: OutputItem): Pick<EventRecord, 'type' | 'data'> & { e
 }
 
 function mapRun(deps: Deps, ev: ExecutionEvent): void {
-  if (ev.type === 'step') return appendStepsUpTo(deps, ev.execution, ev.completed)
+  if (ev.type === 'step') {
+    appendRunStepCompleted(deps, ev.execution.id, ev.step_id, ev.status)
+    return
+  }
   const e = ev.execution
   const base = {
     aggregate_kind: 'RUN' as const,
@@ -188,9 +191,6 @@ function mapRun(deps: Deps, ev: ExecutionEvent): void {
   if (e.status === ev.from) return
   const outcomeType = RUN_OUTCOME_TYPE[e.status]
   if (outcomeType && isOutcomeStatus(e.status)) {
-    // A Run that finished its work has done every step: the last ones end with it, before its outcome.
-    if (e.status === 'SUCCEEDED' || e.status === 'PARTIALLY_SUCCEEDED')
-      appendStepsUpTo(deps, e, e.progress_completed ?? 0)
     const outputs = listOutputs(deps.db, e.id, -1, MAX_ITEM_IDS).items
     appendEvent(deps, { ...base, ...usageEvent(e) })
     appendEvent(deps, {
@@ -223,16 +223,9 @@ function mapRun(deps: Deps, ev: ExecutionEvent): void {
   if (phase) appendEvent(deps, { ...base, type: 'run.progress', data: { kind: 'PROGRESS', phase } })
 }
 
-/** One run.step.completed per unique step done that has none yet (step ids step-1, step-2, ...). */
-function appendStepsUpTo(deps: Deps, run: ExecutionRecord, completed: number): void {
-  const done = countEventsOfType(deps.db, run.id, 'run.step.completed')
-  for (let n = done + 1; n <= completed; n++)
-    appendRunStepCompleted(deps, run.id, `step-${n}`, 'SUCCEEDED')
-}
-
 /**
- * run.step.completed (STEP_OUTCOME): the end of one step of a Run, never the end of the Run (state rule 4).
- * Called for a workflow step's internal Turn; a Run engine modelling steps otherwise may call it directly.
+ * run.step.completed (STEP_OUTCOME): the end of one step of a Run, never the end of the Run (state rule 4):
+ * a step a script ends (or the Run's end ends), and a workflow step's internal Turn.
  */
 export function appendRunStepCompleted(
   deps: Deps,
