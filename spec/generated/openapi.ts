@@ -1297,13 +1297,17 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description Fields beyond kind: not shown. */
+        /** @description Fields beyond kind: not shown. The mock's run.step.completed carries the step's status and step_id (the end of one step only, never of the Run). */
         StepOutcomeContent: {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             kind: "STEP_OUTCOME";
+            /** @description Assumed: how the step ended: SUCCEEDED, or FAILED (a FAILED step may be retried), or the Run's CANCELED or EXPIRED for a step still open when the Run ends. */
+            status?: string;
+            /** @description Assumed: the id of the step (as step_id of the webhook notice of the same event). */
+            step_id?: string;
         } & {
             [key: string]: unknown;
         };

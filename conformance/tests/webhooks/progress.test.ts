@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { req } from '../../support/req.js'
+import { startRun } from '../../support/runs.js'
 import { createSession, type SessionReceipt } from '../../support/session-create.js'
 import { mockOnly, role } from '../../support/skip.js'
 import { useTarget } from '../../support/use-target.js'
@@ -80,5 +81,39 @@ describe('progress notices', () => {
       // A notification carries no raw input or result: neither the tool's arguments nor its results.
       expect(d.raw.toString('utf8')).not.toContain(marker)
     }
+  })
+
+  it(`${req('EVT-005', 'WHN-004', 'WHM-005')} sends one run.step.completed notice per step end, with run_id and step_id, while the Run goes on`, async (ctx) => {
+    if (!target.capabilities.insecureWebhooks)
+      ctx.skip('mock only: needs --allow-insecure-webhooks to deliver to a receiver on 127.0.0.1')
+    const control = mockOnly(ctx, target, 'scripts a multi-step Run')
+    const owner = role(ctx, target.world.ownerToken, 'owner login token')
+    const workflow = role(ctx, target.world.workflows.available, 'available workflow')
+    const created = await target.api.post(
+      `/api/runtime/projects/${target.world.projectId}/webhooks`,
+      { url: `${receiver.baseUrl}/hook`, event_types: ['run.step.completed'] },
+      { key: owner },
+    )
+    expect(created.status, created.text).toBe(201)
+    await control.queueScenario(workflow, 'multi-step')
+    const { run_id } = await startRun(target, workflow)
+    await control.advance(5502)
+    // Delivery order is not guaranteed (rule 7): the notices in the order of their events.
+    const notices = [...(await receiver.waitFor(4))].sort(
+      (a, b) => Number(a.json?.sequence) - Number(b.json?.sequence),
+    )
+    expect(
+      notices.map((d) => ({
+        run_id: d.json?.run_id,
+        step_id: d.json?.step_id,
+        status: d.json?.status,
+      })),
+    ).toEqual([
+      { run_id, step_id: 'collect', status: 'RUNNING' },
+      { run_id, step_id: 'analyze', status: 'RUNNING' },
+      { run_id, step_id: 'analyze', status: 'RUNNING' },
+      { run_id, step_id: 'write', status: 'RUNNING' },
+    ])
+    for (const d of notices) expect(d.json?.type).toBe('run.step.completed')
   })
 })
