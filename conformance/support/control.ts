@@ -34,8 +34,8 @@ export class MockControl {
   advance = (seconds: number) =>
     this.call<{ now: string }>('POST', '/_mock/clock/advance', { seconds })
   reset = () => this.call<{ now: string; mode?: 'manual' | 'realtime' }>('POST', '/_mock/reset')
-  /** Queues a scenario for the next `times` executions of a Deployment or Workflow. */
-  queueScenario = (target_id: string, scenario: string, times?: number) =>
+  /** Queues a scenario (a name, or an inline script) for the next `times` executions of a Deployment or Workflow. */
+  queueScenario = (target_id: string, scenario: string | Record<string, unknown>, times?: number) =>
     this.call<unknown>(
       'POST',
       '/_mock/scenarios',

@@ -7,7 +7,7 @@ import type { Deps } from '../deps.js'
 import { maskPublicText } from '../domain/result-rules.js'
 import { isOutcomeStatus, TERMINAL_STATUSES, type ExecutionEvent } from '../execution/lifecycle.js'
 import { pendingActionOf, requiredActionView } from '../execution/actions.js'
-import { countEventsOfType, resultItemIdsOfTurn } from '../store/events.js'
+import { resultItemIdsOfTurn } from '../store/events.js'
 import {
   getExecution,
   getSession,
@@ -85,9 +85,14 @@ function mapTurn(deps: Deps, ev: ExecutionEvent): void {
     appendEvent(deps, { ...base, ...outputEvent(ev.item) })
     return
   }
+  if (ev.type === 'tool') {
+    appendEvent(deps, { ...base, ...toolEvent(ev) })
+    return
+  }
   if (ev.type !== 'status' || e.status === ev.from) return
   const outcomeType = TURN_OUTCOME_TYPE[e.status]
   if (outcomeType && isOutcomeStatus(e.status)) {
+    appendEvent(deps, { ...base, ...usageEvent(e) })
     appendEvent(deps, {
       ...base,
       type: outcomeType,
@@ -117,6 +122,27 @@ function mapTurn(deps: Deps, ev: ExecutionEvent): void {
     appendEvent(deps, { ...base, type: 'turn.progress', data: { kind: 'PROGRESS', phase } })
 }
 
+/**
+ * tool.started (TOOL_CALL): a tool call began. Events, first paragraph: public events carry only tool names and
+ * call ids, never tool arguments or raw results (EVT-002); the field names are assumed (content not shown).
+ */
+function toolEvent(
+  ev: Extract<ExecutionEvent, { type: 'tool' }>,
+): Pick<EventRecord, 'type' | 'data'> {
+  return {
+    type: 'tool.started',
+    data: { kind: 'TOOL_CALL', tool_name: ev.tool_name, call_id: ev.call_id },
+  }
+}
+
+/**
+ * usage.settled (USAGE; the event type is assumed): the execution's usage once settled at its end, just before
+ * its outcome: status FINAL and total_su, the same values as the outcome's and the detail's usage.
+ */
+function usageEvent(e: ExecutionRecord): Pick<EventRecord, 'type' | 'data'> {
+  return { type: 'usage.settled', data: { kind: 'USAGE', ...usageOf(e) } }
+}
+
 /** TEXT -> message.created (MESSAGE, masked text); JSON, FILE, URL -> artifact.created (an OutputReference). */
 function outputEvent(item: OutputItem): Pick<EventRecord, 'type' | 'data'> & { event_id?: string } {
   // OUT-005: a TEXT output's item_id is the id of its Session item (the event).
@@ -144,11 +170,11 @@ function outputEvent(item: OutputItem): Pick<EventRecord, 'type' | 'data'> & { e
 }
 
 function mapRun(deps: Deps, ev: ExecutionEvent): void {
-  if (ev.type === 'step') return appendStepsUpTo(deps, ev.execution, ev.completed)
-  // Run results are published with the terminal status (Run): outputs are not events of their own.
-  if (ev.type !== 'status') return
+  if (ev.type === 'step') {
+    appendRunStepCompleted(deps, ev.execution.id, ev.step_id, ev.status)
+    return
+  }
   const e = ev.execution
-  if (e.status === ev.from) return
   const base = {
     aggregate_kind: 'RUN' as const,
     aggregate_id: e.id,
@@ -156,12 +182,17 @@ function mapRun(deps: Deps, ev: ExecutionEvent): void {
     run_id: e.id,
     status: e.status,
   }
+  if (ev.type === 'tool') {
+    appendEvent(deps, { ...base, ...toolEvent(ev) })
+    return
+  }
+  // Run results are published with the terminal status (Run): outputs are not events of their own.
+  if (ev.type !== 'status') return
+  if (e.status === ev.from) return
   const outcomeType = RUN_OUTCOME_TYPE[e.status]
   if (outcomeType && isOutcomeStatus(e.status)) {
-    // A Run that finished its work has done every step: the last ones end with it, before its outcome.
-    if (e.status === 'SUCCEEDED' || e.status === 'PARTIALLY_SUCCEEDED')
-      appendStepsUpTo(deps, e, e.progress_completed ?? 0)
     const outputs = listOutputs(deps.db, e.id, -1, MAX_ITEM_IDS).items
+    appendEvent(deps, { ...base, ...usageEvent(e) })
     appendEvent(deps, {
       ...base,
       type: outcomeType,
@@ -192,16 +223,9 @@ function mapRun(deps: Deps, ev: ExecutionEvent): void {
   if (phase) appendEvent(deps, { ...base, type: 'run.progress', data: { kind: 'PROGRESS', phase } })
 }
 
-/** One run.step.completed per unique step done that has none yet (step ids step-1, step-2, ...). */
-function appendStepsUpTo(deps: Deps, run: ExecutionRecord, completed: number): void {
-  const done = countEventsOfType(deps.db, run.id, 'run.step.completed')
-  for (let n = done + 1; n <= completed; n++)
-    appendRunStepCompleted(deps, run.id, `step-${n}`, 'SUCCEEDED')
-}
-
 /**
- * run.step.completed (STEP_OUTCOME): the end of one step of a Run, never the end of the Run (state rule 4).
- * Called for a workflow step's internal Turn; a Run engine modelling steps otherwise may call it directly.
+ * run.step.completed (STEP_OUTCOME): the end of one step of a Run, never the end of the Run (state rule 4):
+ * a step a script ends (or the Run's end ends), and a workflow step's internal Turn.
  */
 export function appendRunStepCompleted(
   deps: Deps,

@@ -32,7 +32,13 @@ import { getProject } from '../store/projects.js'
 import { getFixtureScenario, takeScenario } from '../store/scenarios.js'
 import { checkProjectBudget } from './ledger.js'
 import { acceptExecution, PROJECT_CONCURRENCY } from './lifecycle.js'
-import { BUILTIN_SCENARIOS, DEFAULT_SCENARIO, type ScenarioStep } from './scenarios.js'
+import {
+  BUILTIN_SCENARIOS,
+  DEFAULT_SCENARIO,
+  marksRunSteps,
+  uniqueStepIds,
+  type ScenarioStep,
+} from './scenarios.js'
 
 /** The error of an input file that cannot be used (FILE-009, SES-006, RET-006, DEP-005). */
 function inputFileError(problem: InputFileProblem, fileId: string, what: string): ApiError {
@@ -372,7 +378,10 @@ export function acceptRun(
       deadline_at: nowMs + limits.run_seconds * 1000,
       run_seconds: limits.run_seconds,
       retention_days: limits.retention_days,
-      progress_total: workflow.steps,
+      // A script that marks its steps stands for the published step definitions: its unique steps.
+      progress_total: marksRunSteps(scenario.steps)
+        ? uniqueStepIds(scenario.steps).length
+        : workflow.steps,
       allows_partial: workflow.allows_partial,
       outputs: workflow.outputs,
       file_ids: fileIds,

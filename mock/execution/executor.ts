@@ -8,7 +8,8 @@
 import type { ErrorCode } from '../../spec/index.js'
 import type { TimerKinds } from '../clock/timer-kinds.js'
 import type { Deps } from '../deps.js'
-import { progressAfterStep } from '../domain/run.js'
+import { progressAfterStep, runQueueWindowS } from '../domain/run.js'
+import { closeStep, NO_STEPS, openStep, queuedSoFarS, runOpenStep } from '../domain/run-steps.js'
 import { openExecutionsOfKey } from '../store/access.js'
 import { getExecution, saveExecution, type ExecutionRecord } from '../store/executions.js'
 import { registerActionTimers, requireAction } from './actions.js'
@@ -20,7 +21,7 @@ import {
   setStatus,
 } from './lifecycle.js'
 import { produceOutput, registerOutputTimers, startPreparation } from './outputs.js'
-import type { ScenarioStep } from './scenarios.js'
+import { marksRunSteps, type ScenarioStep } from './scenarios.js'
 import { revokeExecutions } from './withdrawal.js'
 
 /** Applies one script step to a live execution. */
@@ -33,13 +34,16 @@ function applyStep(deps: Deps, e: ExecutionRecord, step: ScenarioStep): void {
       if (e.status !== 'QUEUED') return
       e.started_at = nowMs
       setStatus(deps, e, 'RUNNING')
-      deps.scheduler.schedule(
-        'execution.time-limit',
-        nowMs + e.execution_seconds * 1000,
-        { id: e.id },
-        { subject: e.id },
-      )
+      // A Run whose script marks steps gets execution_seconds per step (step_start), not as a whole.
+      if (!(e.kind === 'RUN' && marksRunSteps(e.steps))) armTimeLimit(deps, e, nowMs)
       return
+    case 'step_start':
+      return startRunStep(deps, e, step)
+    case 'step_end': {
+      if (e.kind !== 'RUN' || !e.run_steps) return
+      deps.scheduler.cancelSubject(e.id, 'execution.time-limit')
+      return endRunStep(deps, e, step.status ?? 'SUCCEEDED')
+    }
     case 'spend':
       e.spent_su = Math.round((e.spent_su + step.su) * 1e6) / 1e6
       if (e.spent_su > e.max_su) {
@@ -52,9 +56,9 @@ function applyStep(deps: Deps, e: ExecutionRecord, step: ScenarioStep): void {
           'The execution spent its max_su budget.',
         )
       }
-      // RUN-007, RUN-008: a step's settled cost marks one unique step done (before the last one).
-      if (e.run) {
-        // The count before, to tell the listeners a step ended (run.step.completed).
+      // RUN-007, RUN-008: in a script without step marks, a step's settled cost marks one unique step done
+      // (before the last one, which ends with the Run).
+      if (e.run && !marksRunSteps(e.steps)) {
         const stepsBefore = e.progress_completed ?? 0
         e.progress_completed = Math.min(
           progressAfterStep(e.progress_completed ?? 0, e.run.progress_total),
@@ -64,11 +68,20 @@ function applyStep(deps: Deps, e: ExecutionRecord, step: ScenarioStep): void {
           deps.bus.execution.emit(deps, {
             type: 'step',
             execution: e,
-            completed: e.progress_completed,
+            step_id: `step-${e.progress_completed}`,
+            status: 'SUCCEEDED',
           })
       }
       saveExecution(deps.db, e)
       return
+    case 'tool':
+      // EVT-002: the public record of a tool call is its name and call id; arguments and result stay here.
+      return deps.bus.execution.emit(deps, {
+        type: 'tool',
+        execution: e,
+        tool_name: step.name,
+        call_id: step.call_id ?? deps.ids.uuid(),
+      })
     case 'output': {
       // Result rules (execution/outputs.ts): a Turn fails with the broken rule's code; a Run keeps the item
       // with its error for the end rules; a FILE still being prepared is held until the end.
@@ -98,6 +111,63 @@ function applyStep(deps: Deps, e: ExecutionRecord, step: ScenarioStep): void {
   }
 }
 
+/** Arms the execution time limit (EXECUTION_TIMEOUT) execution_seconds from now. */
+function armTimeLimit(deps: Deps, e: ExecutionRecord, nowMs: number): void {
+  deps.scheduler.schedule(
+    'execution.time-limit',
+    nowMs + e.execution_seconds * 1000,
+    { id: e.id },
+    { subject: e.id },
+  )
+}
+
+/**
+ * A Run step begins. RUN-030, TIME-001: with queued_s it first waits queued, at most its queue_seconds and
+ * never past the whole-Run queue total of 3,600 s (else the Run ends EXPIRED with QUEUE_TIMEOUT); RUN-029:
+ * once it runs, execution_seconds applies to this step alone.
+ */
+function startRunStep(
+  deps: Deps,
+  e: ExecutionRecord,
+  step: Extract<ScenarioStep, { step: 'step_start' }>,
+): void {
+  if (e.kind !== 'RUN' || e.status !== 'RUNNING') return
+  const nowMs = deps.clock.nowMs()
+  const waitS = step.queued_s ?? 0
+  const state = e.run_steps ?? NO_STEPS
+  e.run_steps = openStep(state, step.id, nowMs, waitS > 0)
+  saveExecution(deps.db, e)
+  if (waitS <= 0) return armTimeLimit(deps, e, nowMs)
+  const windowS = runQueueWindowS(
+    e.queue_seconds,
+    queuedSoFarS(state, e.created_at, e.started_at, nowMs),
+  )
+  if (waitS > windowS)
+    deps.scheduler.schedule(
+      'run.step-queue-timeout',
+      nowMs + windowS * 1000,
+      { id: e.id },
+      { subject: e.id },
+    )
+  else
+    deps.scheduler.schedule(
+      'run.step-run',
+      nowMs + waitS * 1000,
+      { id: e.id, waited_ms: waitS * 1000 },
+      { subject: e.id },
+    )
+}
+
+/** The open Run step ends: its STEP_OUTCOME; progress counts unique steps that succeeded (RUN-007, RUN-008). */
+function endRunStep(deps: Deps, e: ExecutionRecord, status: 'SUCCEEDED' | 'FAILED'): void {
+  const closed = e.run_steps ? closeStep(e.run_steps, status) : undefined
+  if (!closed) return
+  e.run_steps = closed.state
+  e.progress_completed = closed.state.done.length
+  saveExecution(deps.db, e)
+  deps.bus.execution.emit(deps, { type: 'step', execution: e, step_id: closed.stepId, status })
+}
+
 /** Registers the executor's timer kinds. */
 export function registerExecutionTimers(kinds: TimerKinds): void {
   registerActionTimers(kinds)
@@ -107,6 +177,30 @@ export function registerExecutionTimers(kinds: TimerKinds): void {
     const step = e?.steps[index]
     if (!e || e.terminal || !step) return
     applyStep(deps, e, step)
+  })
+  kinds.register<{ id: string; waited_ms: number }>(
+    'run.step-run',
+    ({ id, waited_ms }, { deps }) => {
+      // The open step waited its time in the queue: it runs now, under its own execution time limit.
+      const e = getExecution(deps.db, id)
+      if (!e || e.terminal || !e.run_steps?.open || e.status !== 'RUNNING') return
+      const nowMs = deps.clock.nowMs()
+      e.run_steps = runOpenStep(e.run_steps, nowMs, waited_ms)
+      saveExecution(deps.db, e)
+      armTimeLimit(deps, e, nowMs)
+    },
+  )
+  kinds.register<{ id: string }>('run.step-queue-timeout', ({ id }, { deps }) => {
+    // TIME-001, RUN-030: a step did not start within its queue_seconds or the rest of the whole-Run total.
+    const e = getExecution(deps.db, id)
+    if (e && !e.terminal)
+      finishExecution(
+        deps,
+        e,
+        'EXPIRED',
+        'QUEUE_TIMEOUT',
+        'A step of the Run did not start within queue_seconds or the whole-Run queue total of 3,600 seconds.',
+      )
   })
   kinds.register<{ id: string }>('execution.queue-timeout', ({ id }, { deps }) => {
     const e = getExecution(deps.db, id)

@@ -7,6 +7,7 @@
 import type { components, ErrorCode } from '../../spec/index.js'
 import type { Deps } from '../deps.js'
 import { runEnd, runQueueWindowS } from '../domain/run.js'
+import { closeStep, stepStatusAtRunEnd, type StepOutcomeStatus } from '../domain/run-steps.js'
 import { getDeployment } from '../store/deployments.js'
 import { runEndedFilesExpireAt } from '../domain/retention.js'
 import { setExecutionFilesExpiry } from '../store/files.js'
@@ -24,6 +25,7 @@ import {
   type OutputItem,
 } from '../store/executions.js'
 import type { EndHooks } from './outputs.js'
+import { marksRunSteps } from './scenarios.js'
 
 /** A Project runs at most this many executions at a time. */
 export const PROJECT_CONCURRENCY = 2
@@ -44,8 +46,10 @@ export const isOutcomeStatus = (s: string): s is components['schemas']['OutcomeS
 export type ExecutionEvent =
   | { type: 'status'; execution: ExecutionRecord; from: string }
   | { type: 'output'; execution: ExecutionRecord; item: OutputItem }
-  // A Run's unique step done (progress.completed grew): events/mapping.ts appends run.step.completed.
-  | { type: 'step'; execution: ExecutionRecord; completed: number }
+  // One step of a Run ended (STEP_OUTCOME): events/mapping.ts appends run.step.completed.
+  | { type: 'step'; execution: ExecutionRecord; step_id: string; status: StepOutcomeStatus }
+  // A tool call began (public: its name and call id only): events/mapping.ts appends tool.started.
+  | { type: 'tool'; execution: ExecutionRecord; tool_name: string; call_id: string }
 /** Tells the instance's execution listeners (inside the transaction that makes the change). */
 const emit = (deps: Deps, event: ExecutionEvent) => deps.bus.execution.emit(deps, event)
 
@@ -130,9 +134,7 @@ export function finishExecution(
   e.status = status
   e.terminal = true
   e.completed_at = nowMs
-  // RUN-007: a Run that finished its work has done every unique step.
-  if (e.run && (status === 'SUCCEEDED' || status === 'PARTIALLY_SUCCEEDED'))
-    e.progress_completed = e.run.progress_total
+  const stepsEnded = e.run ? endRunSteps(e, status) : []
   e.error = code ? { code, message: message ?? code, retryable: false } : null
   e.usage_status = 'FINAL'
   saveExecution(db, e)
@@ -151,8 +153,36 @@ export function finishExecution(
     for (const item of listOutputs(db, e.id, -1, 1000).items)
       emit(deps, { type: 'output', execution: e, item })
   }
+  for (const step of stepsEnded) emit(deps, { type: 'step', execution: e, ...step })
   emit(deps, { type: 'status', execution: e, from })
   admitWaiting(deps, e.project_id, nowMs)
+}
+
+/**
+ * The steps a Run's end ends (told to the listeners before its outcome): a step a script left open ends with
+ * the Run's status. RUN-007: a Run that finished its work has done every unique step; a script without step
+ * marks has its remaining steps (step-<n>) done with it.
+ */
+function endRunSteps(
+  e: ExecutionRecord,
+  status: ExecutionStatus,
+): { step_id: string; status: StepOutcomeStatus }[] {
+  const ended: { step_id: string; status: StepOutcomeStatus }[] = []
+  const closed = e.run_steps ? closeStep(e.run_steps, stepStatusAtRunEnd(status)) : undefined
+  if (closed) {
+    e.run_steps = closed.state
+    ended.push({ step_id: closed.stepId, status: stepStatusAtRunEnd(status) })
+  }
+  const marked = marksRunSteps(e.steps)
+  if (marked) e.progress_completed = e.run_steps?.done.length ?? 0
+  if (e.run && (status === 'SUCCEEDED' || status === 'PARTIALLY_SUCCEEDED')) {
+    const before = e.progress_completed ?? 0
+    e.progress_completed = e.run.progress_total
+    if (!marked)
+      for (let n = before + 1; n <= e.run.progress_total; n++)
+        ended.push({ step_id: `step-${n}`, status: 'SUCCEEDED' })
+  }
+  return ended
 }
 
 /** Seconds from a Run cancel request until its child executions are confirmed ended (assumed: 2 s). */
@@ -163,7 +193,13 @@ export const RUN_CANCEL_CONFIRM_S = 2
  * child executions are confirmed ended (run.cancel-confirmed). Its deadline still applies meanwhile.
  */
 export function requestRunCancel(deps: Deps, e: ExecutionRecord): void {
-  for (const kind of ['execution.step', 'execution.queue-timeout', 'execution.time-limit'])
+  for (const kind of [
+    'execution.step',
+    'execution.queue-timeout',
+    'execution.time-limit',
+    'run.step-run',
+    'run.step-queue-timeout',
+  ])
     deps.scheduler.cancelSubject(e.id, kind)
   setStatus(deps, e, 'CANCEL_REQUESTED')
   deps.scheduler.schedule(

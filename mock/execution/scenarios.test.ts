@@ -4,6 +4,7 @@ import {
   BUILTIN_SCENARIOS,
   DEFAULT_SCENARIO,
   NEXT_STEP_SCENARIOS,
+  PROGRESS_SCENARIOS,
   RESULT_RULE_SCENARIOS,
   ScenarioError,
   validateScenario,
@@ -14,7 +15,7 @@ describe('scenarios', () => {
     // The result-rule scenarios (execution/outputs.test.ts) and the next-step ones (conformance
     // tests/outputs/next-step-scenarios.test.ts) come on top of MOCK-CONTRACT's.
     const resultRules = new Set(
-      [...RESULT_RULE_SCENARIOS, ...NEXT_STEP_SCENARIOS].map((s) => s.name),
+      [...RESULT_RULE_SCENARIOS, ...NEXT_STEP_SCENARIOS, ...PROGRESS_SCENARIOS].map((s) => s.name),
     )
     expect(BUILTIN_SCENARIOS.map((s) => s.name).filter((n) => !resultRules.has(n))).toEqual([
       'succeed',
@@ -107,6 +108,87 @@ describe('scenarios', () => {
         'steps[6] has an unknown field "extra"',
       ]),
     )
+  })
+
+  it('[EVT-004] checks a tool step: a tool name and call id are identifiers; arguments and result are any JSON', () => {
+    const tool = (step: Record<string, unknown>) =>
+      validateScenario({
+        name: 'tools',
+        description: 'x',
+        applies_to: ['deployment'],
+        steps: [{ at: 1, step: 'tool', ...step }],
+      })
+    expect(tool({ name: 'web_search', call_id: 'c-1', arguments: { q: 1 }, result: [1] })).toEqual(
+      [],
+    )
+    expect(tool({})).toEqual([
+      'steps[0].name must be a tool name: 1-64 letters, digits, _ . : or -',
+    ])
+    expect(tool({ name: 'search the web' })).toEqual([
+      'steps[0].name must be a tool name: 1-64 letters, digits, _ . : or -',
+    ])
+    expect(tool({ name: 'x', call_id: '' })).toEqual([
+      'steps[0].call_id must be 1-128 letters, digits, _ . : or -',
+    ])
+    expect(tool({ name: 'x', input: 1 })).toEqual(['steps[0] has an unknown field "input"'])
+  })
+
+  it('[RUN-038][RUN-039][RUN-008] checks the step marks of a Run script: Runs only, one step at a time, a retry only after a failure, nothing during a queue wait', () => {
+    const run = (steps: Record<string, unknown>[], applies_to = ['workflow']) =>
+      validateScenario({
+        name: 'steps',
+        description: 'x',
+        applies_to,
+        steps: [{ at: 1, step: 'running' }, ...steps],
+      })
+    const good = [
+      { at: 2, step: 'step_start', id: 'a', queued_s: 10 },
+      { at: 12, step: 'step_end', status: 'FAILED' },
+      { at: 13, step: 'step_start', id: 'a' },
+      { at: 14, step: 'step_end' },
+      { at: 15, step: 'succeed' },
+    ]
+    expect(run(good)).toEqual([])
+    expect(run(good, ['deployment', 'workflow'])).toEqual([
+      'step_start and step_end mark the steps of a Run: applies_to must be ["workflow"]',
+    ])
+    expect(
+      run([
+        { at: 2, step: 'step_start', id: 'a' },
+        { at: 3, step: 'step_start', id: 'b' },
+      ]),
+    ).toEqual(['steps[2]: step "a" is still open; end it (step_end) first'])
+    expect(
+      run([
+        { at: 2, step: 'step_start', id: 'a' },
+        { at: 3, step: 'step_end' },
+        { at: 4, step: 'step_start', id: 'a' },
+      ]),
+    ).toEqual(['steps[3]: step "a" already succeeded; only a step that ended FAILED runs again'])
+    expect(run([{ at: 2, step: 'step_end', status: 'DONE' }])).toEqual([
+      'steps[1]: no step is open (step_start first)',
+      'steps[1].status must be one of SUCCEEDED, FAILED',
+    ])
+    expect(
+      run([
+        { at: 2, step: 'step_start', id: 'a', queued_s: 10 },
+        { at: 5, step: 'tool', name: 'x' },
+      ]),
+    ).toEqual([
+      'steps[2].at (5) falls in the queue wait of steps[1] (until 12): nothing happens while a step waits queued',
+    ])
+    expect(run([{ at: 2, step: 'step_start', id: 'no spaces', queued_s: -1 }])).toEqual([
+      'steps[1].id must be a step id: 1-64 letters, digits, _ . : or -',
+      'steps[1].queued_s must be a number of seconds >= 0',
+    ])
+    expect(
+      validateScenario({
+        name: 'early',
+        description: 'x',
+        applies_to: ['workflow'],
+        steps: [{ at: 1, step: 'step_start', id: 'a' }],
+      }),
+    ).toEqual(['steps[0]: a step starts once the Run runs (a running step first)'])
   })
 
   it('throws a ScenarioError naming the scenario from assertScenario', () => {

@@ -5,6 +5,7 @@
  */
 import { ERROR_CATALOG, type ErrorCode } from '../../spec/index.js'
 import { actionSpecProblems, type ActionSpec } from '../domain/actions.js'
+import { STEP_END_STATUSES } from '../domain/run-steps.js'
 
 /** What a step's output produces. `contract` binds it to the target's result contract instead of a fixed key. */
 export type OutputSpec = {
@@ -52,6 +53,17 @@ export type OutputSpec = {
  * The step vocabulary. `at` is seconds after the execution is accepted; steps run in list order.
  * - running: QUEUED -> RUNNING (sets started_at).
  * - output: produces one output item (kept back and published with the terminal status for a Run).
+ * - tool: the execution calls a tool: a TOOL_CALL item and a `tool.started` event carrying only the tool's
+ *   `name` and a call id (`call_id`, else a fresh one). `arguments` and `result` stand for what the tool was
+ *   given and gave back: the mock keeps them internal, so a test can show they never leave (EVT-002).
+ * - step_start, step_end (Runs only): the boundaries of one step of a Run. `step_start` opens the step `id`;
+ *   with `queued_s` the step first waits that long in the queue (nothing else may happen meanwhile): it may
+ *   wait its queue_seconds, never past the whole-Run queue total of 3,600 s, else the Run ends EXPIRED with
+ *   QUEUE_TIMEOUT. Once it runs, the Run's execution_seconds applies to it alone (EXECUTION_TIMEOUT).
+ *   `step_end` ends the open step (`status` SUCCEEDED by default, or FAILED): a STEP_OUTCOME item and
+ *   run.step.completed; a step started again with the id of a FAILED one is its retry. progress.total is the
+ *   number of unique step ids; progress.completed counts those that succeeded. A step still open when the
+ *   Run ends ends with it. Without these markers a Run is one script: each `spend` marks a step done.
  * - spend: consumes `su` SU (reserved, settled at the end). Spending past the execution's max_su fails it
  *   with BUDGET_EXCEEDED (the executor's budget rule, not the script, ends it). su 101 is past every max_su.
  * - action_required: a human answer or approval becomes necessary. In the private beta the facility is not
@@ -72,6 +84,18 @@ export type ScenarioStep =
   | { at: number; step: 'running' }
   | { at: number; step: 'output'; output: OutputSpec }
   | { at: number; step: 'spend'; su: number }
+  | { at: number; step: 'step_start'; id: string; queued_s?: number }
+  | { at: number; step: 'step_end'; status?: (typeof STEP_END_STATUSES)[number] }
+  | {
+      at: number
+      step: 'tool'
+      name: string
+      call_id?: string
+      /** Internal only: never in an event, item, notification or answer. */
+      arguments?: unknown
+      /** Internal only: never in an event, item, notification or answer. */
+      result?: unknown
+    }
   | { at: number; step: 'action_required'; action?: ActionSpec; expires_after_s?: number }
   | { at: number; step: 'succeed' }
   | {
@@ -92,6 +116,9 @@ export const STEP_NAMES: readonly StepName[] = [
   'running',
   'output',
   'spend',
+  'tool',
+  'step_start',
+  'step_end',
   'action_required',
   'succeed',
   'fail',
@@ -485,6 +512,90 @@ export const NEXT_STEP_SCENARIOS: ScenarioDefinition[] = [
   ),
 ]
 
+/**
+ * Scenarios that show the public progress of the work (Events; Item envelope and page): tool calls (TOOL_CALL
+ * items, tool.started) and, for Runs, step boundaries (STEP_OUTCOME, run.step.completed, progress, per-step
+ * time limits, the whole-Run queue total).
+ */
+export const PROGRESS_SCENARIOS: ScenarioDefinition[] = [
+  {
+    name: 'tool-call',
+    description:
+      'RUNNING at 1; tool calls web_search at 2 and read_file at 3 (a TOOL_CALL item and a tool.started event each, with the tool name and call id only: never the arguments or results); a FINAL TEXT output at 4; SUCCEEDED at 5 with a USAGE item',
+    applies_to: BOTH,
+    steps: [
+      { at: 1, step: 'running' },
+      {
+        at: 2,
+        step: 'tool',
+        name: 'web_search',
+        arguments: { query: 'quarterly revenue of ACME' },
+        result: { hits: ['internal search result'] },
+      },
+      {
+        at: 3,
+        step: 'tool',
+        name: 'read_file',
+        arguments: { path: 'attachments/notes.txt' },
+        result: 'raw file content, internal',
+      },
+      { at: 4, step: 'spend', su: SMALL_SU },
+      {
+        at: 4,
+        step: 'output',
+        output: { contract: 'required', type: 'TEXT', text: 'Revenue grew 4% in the quarter.' },
+      },
+      { at: 5, step: 'succeed' },
+    ],
+  },
+  {
+    name: 'multi-step',
+    description:
+      '(Runs) three steps of about 30 minutes each, 1.5 hours in all, each within execution_seconds: collect (2-1802, a web_search tool call at 3); analyze (queued 60 s from 1803, fails at 1900 and is retried 1901-3700); write (3701-5500, the required TEXT output at 5500). Each step end is a STEP_OUTCOME and run.step.completed; progress 3 of 3 (the retry counts once); SUCCEEDED at 5501',
+    applies_to: ['workflow'],
+    steps: [
+      { at: 1, step: 'running' },
+      { at: 2, step: 'step_start', id: 'collect' },
+      { at: 3, step: 'tool', name: 'web_search' },
+      { at: 1802, step: 'spend', su: SMALL_SU },
+      { at: 1802, step: 'step_end' },
+      { at: 1803, step: 'step_start', id: 'analyze', queued_s: 60 },
+      { at: 1900, step: 'step_end', status: 'FAILED' },
+      { at: 1901, step: 'step_start', id: 'analyze' },
+      { at: 3700, step: 'spend', su: SMALL_SU },
+      { at: 3700, step: 'step_end' },
+      { at: 3701, step: 'step_start', id: 'write' },
+      { at: 5500, step: 'spend', su: SMALL_SU },
+      {
+        at: 5500,
+        step: 'output',
+        output: { contract: 'required', type: 'TEXT', text: 'The brief, in three steps.' },
+      },
+      { at: 5500, step: 'step_end' },
+      { at: 5501, step: 'succeed' },
+    ],
+  },
+  {
+    name: 'queue-total',
+    description:
+      '(Runs) seven steps, each waiting 550 s queued before it runs (within queue_seconds 600): after six the Run has waited 3,301 s in all, so the seventh may wait only the 299 s left of the whole-Run queue total of 3,600 s; EXPIRED with QUEUE_TIMEOUT at 3613, progress 6 of 7',
+    applies_to: ['workflow'],
+    steps: [
+      { at: 1, step: 'running' },
+      ...Array.from({ length: 7 }, (_, i): ScenarioStep[] => [
+        { at: 2 + 552 * i, step: 'step_start', id: `part-${i + 1}`, queued_s: 550 },
+        { at: 553 + 552 * i, step: 'step_end' },
+      ]).flat(),
+      {
+        at: 3866,
+        step: 'output',
+        output: { contract: 'required', type: 'TEXT', text: 'Never reached.' },
+      },
+      { at: 3866, step: 'succeed' },
+    ],
+  },
+]
+
 /** The built-in scenarios of MOCK-CONTRACT, by name. */
 export const BUILTIN_SCENARIOS: readonly ScenarioDefinition[] = [
   {
@@ -744,6 +855,7 @@ export const BUILTIN_SCENARIOS: readonly ScenarioDefinition[] = [
   },
   ...RESULT_RULE_SCENARIOS,
   ...NEXT_STEP_SCENARIOS,
+  ...PROGRESS_SCENARIOS,
 ]
 
 const BUILTIN_BY_NAME = new Map(BUILTIN_SCENARIOS.map((s) => [s.name, s]))
@@ -820,6 +932,22 @@ export function validateScenario(def: unknown): string[] {
         allowed.add('output')
         problems.push(...validateOutput(raw.output, `${where}.output`))
         break
+      case 'step_start':
+        allowed.add('id').add('queued_s')
+        break
+      case 'step_end':
+        allowed.add('status')
+        break
+      case 'tool':
+        allowed.add('name').add('call_id').add('arguments').add('result')
+        if (typeof raw.name !== 'string' || !TOOL_NAME.test(raw.name))
+          problems.push(`${where}.name must be a tool name: 1-64 letters, digits, _ . : or -`)
+        if (
+          raw.call_id !== undefined &&
+          (typeof raw.call_id !== 'string' || !CALL_ID.test(raw.call_id))
+        )
+          problems.push(`${where}.call_id must be 1-128 letters, digits, _ . : or -`)
+        break
       case 'spend':
         allowed.add('su')
         if (typeof raw.su !== 'number' || !(raw.su > 0))
@@ -853,8 +981,86 @@ export function validateScenario(def: unknown): string[] {
     for (const k of Object.keys(raw))
       if (!allowed.has(k)) problems.push(`${where} has an unknown field "${k}"`)
   })
+  problems.push(...runStepProblems(def.steps, def.applies_to))
   return problems
 }
+
+/** A step id: an identifier, as a tool name. */
+const STEP_ID = /^[A-Za-z0-9_.:-]{1,64}$/
+
+/** True when a script marks Run step boundaries (step_start / step_end). */
+export const marksRunSteps = (steps: readonly ScenarioStep[]): boolean =>
+  steps.some((s) => s.step === 'step_start')
+
+/** The unique step ids a script marks, in order: a Run's progress.total when it marks any. */
+export const uniqueStepIds = (steps: readonly ScenarioStep[]): string[] => [
+  ...new Set(steps.flatMap((s) => (s.step === 'step_start' ? [s.id] : []))),
+]
+
+/**
+ * The rules of step_start / step_end: Runs only; a step starts once the Run runs, one at a time, and ends
+ * before the next starts; a step that succeeded does not run again (a retry follows a FAILED end); nothing
+ * happens while a step waits queued.
+ */
+function runStepProblems(steps: unknown[], appliesTo: unknown): string[] {
+  const isMarker = (raw: unknown) =>
+    isObject(raw) && (raw.step === 'step_start' || raw.step === 'step_end')
+  if (!steps.some(isMarker)) return []
+  const problems: string[] = []
+  if (!(Array.isArray(appliesTo) && appliesTo.length === 1 && appliesTo[0] === 'workflow'))
+    problems.push(
+      'step_start and step_end mark the steps of a Run: applies_to must be ["workflow"]',
+    )
+  let running = false
+  let open: string | undefined
+  const succeeded = new Set<string>()
+  let quietUntil: { at: number; index: number } | undefined
+  steps.forEach((raw, i) => {
+    if (!isObject(raw)) return
+    const where = `steps[${i}]`
+    if (quietUntil && typeof raw.at === 'number' && raw.at < quietUntil.at)
+      problems.push(
+        `${where}.at (${raw.at}) falls in the queue wait of steps[${quietUntil.index}] (until ${quietUntil.at}): nothing happens while a step waits queued`,
+      )
+    if (raw.step === 'running') running = true
+    if (raw.step === 'step_start') {
+      const id = raw.id
+      if (typeof id !== 'string' || !STEP_ID.test(id))
+        problems.push(`${where}.id must be a step id: 1-64 letters, digits, _ . : or -`)
+      if (!running)
+        problems.push(`${where}: a step starts once the Run runs (a running step first)`)
+      if (open !== undefined)
+        problems.push(`${where}: step "${open}" is still open; end it (step_end) first`)
+      if (typeof id === 'string' && succeeded.has(id))
+        problems.push(
+          `${where}: step "${id}" already succeeded; only a step that ended FAILED runs again`,
+        )
+      if (
+        raw.queued_s !== undefined &&
+        !(typeof raw.queued_s === 'number' && Number.isFinite(raw.queued_s) && raw.queued_s >= 0)
+      )
+        problems.push(`${where}.queued_s must be a number of seconds >= 0`)
+      else if (typeof raw.queued_s === 'number' && typeof raw.at === 'number' && raw.queued_s > 0)
+        quietUntil = { at: raw.at + raw.queued_s, index: i }
+      open = typeof id === 'string' ? id : '?'
+    }
+    if (raw.step === 'step_end') {
+      if (open === undefined) problems.push(`${where}: no step is open (step_start first)`)
+      if (
+        raw.status !== undefined &&
+        !(STEP_END_STATUSES as readonly unknown[]).includes(raw.status)
+      )
+        problems.push(`${where}.status must be one of ${STEP_END_STATUSES.join(', ')}`)
+      if (open !== undefined && (raw.status ?? 'SUCCEEDED') === 'SUCCEEDED') succeeded.add(open)
+      open = undefined
+    }
+  })
+  return problems
+}
+
+/** A tool name and a call id: identifiers, so public content never carries free text through them. */
+const TOOL_NAME = /^[A-Za-z0-9_.:-]{1,64}$/
+const CALL_ID = /^[A-Za-z0-9_.:-]{1,128}$/
 
 /**
  * Execution codes the transition table (States and transitions) never gives a FAILED execution: a script's

@@ -16,6 +16,7 @@ import { ApiError } from '../errors.js'
 import {
   BUILTIN_SCENARIOS,
   builtinScenario,
+  marksRunSteps,
   SCENARIO_NAME_PATTERN,
   validateScenario,
   type ScenarioDefinition,
@@ -229,7 +230,12 @@ function storeInlineScenario(c: Context<Env>, inline: InlineScenario): string {
   const def = {
     name,
     description: inline.description ?? '',
-    applies_to: inline.applies_to ?? (['deployment', 'workflow'] as ScenarioTarget[]),
+    // A script marking Run steps fits Runs only; any other fits both by default.
+    applies_to:
+      inline.applies_to ??
+      ((marksRunSteps(inline.steps)
+        ? ['workflow']
+        : ['deployment', 'workflow']) as ScenarioTarget[]),
     steps: inline.steps,
   }
   const problems = validateScenario(def)

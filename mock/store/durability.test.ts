@@ -56,6 +56,45 @@ describe('durability with --db', () => {
     expect(second.deps.scheduler.pending()).toBe(0)
   })
 
+  it("[TIME-001][RUN-008] keeps a Run's steps (the open step, the steps done, the queued time) across a restart", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mock-db-'))
+    dirs.push(dir)
+    const file = join(dir, 'state.db')
+    const workflow = 'aaaaaaaa-f000-4000-8000-000000000001'
+    const auth = { Authorization: 'Bearer sk_test_a_full', 'Content-Type': 'application/json' }
+    const first = await createMock({ db: file })
+    open.push(first)
+    // Seven steps each queued 550 s: the seventh (from 3314) may wait only the 299 s left of 3,600 s.
+    enqueueScenario(first.deps.db, workflow, 'queue-total', 1)
+    const wf = (await (
+      await first.app.request(`/v1/workflows/${workflow}`, { headers: auth })
+    ).json()) as { published_version: number }
+    const created = await first.app.request(`/v1/workflows/${workflow}/runs`, {
+      method: 'POST',
+      headers: { ...auth, 'Idempotency-Key': 'steps-restart' },
+      body: JSON.stringify({ published_version: wf.published_version, input: { topic: 'x' } }),
+    })
+    expect(created.status).toBe(202)
+    const { run_id } = (await created.json()) as { run_id: string }
+    // The sixth step is open, waiting queued since 2762; five steps are done.
+    await first.clock.advance(3200)
+    // No close(): like kill -9.
+    const second = await createMock({ db: file })
+    open.push(second)
+    const read = async () =>
+      (
+        (await (await second.app.request(`/v1/runs/${run_id}`, { headers: auth })).json()) as {
+          run: { status: string; progress: { total: number; completed: number } }
+        }
+      ).run
+    expect(await read()).toMatchObject({ status: 'RUNNING', progress: { total: 7, completed: 5 } })
+    // The waits before the restart still count: the seventh step's window ends at 3613, not 3914.
+    await second.clock.advance(412)
+    expect(await read()).toMatchObject({ status: 'RUNNING', progress: { total: 7, completed: 6 } })
+    await second.clock.advance(1)
+    expect(await read()).toMatchObject({ status: 'EXPIRED', progress: { total: 7, completed: 6 } })
+  })
+
   it('loads the fixtures only into a new store and keeps the stored world on restart', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mock-db-'))
     dirs.push(dir)

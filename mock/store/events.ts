@@ -122,12 +122,3 @@ export function resultItemIdsOfTurn(
       .all(sessionId, turnId, limit) as { event_id: string }[]
   ).map((r) => r.event_id)
 }
-
-/** How many events of one type an aggregate has (run.step.completed so far). */
-export function countEventsOfType(db: Db, aggregateId: string, type: string): number {
-  return (
-    db
-      .stmt('SELECT COUNT(*) AS n FROM events WHERE aggregate_id = ? AND type = ?')
-      .get(aggregateId, type) as { n: number }
-  ).n
-}

@@ -3,6 +3,7 @@
  * mapping. Every lookup is by primary key or an index, so request work stays O(1) in the store size.
  */
 import type { components, ErrorCode } from '../../spec/index.js'
+import type { RunStepState } from '../domain/run-steps.js'
 import type { ScenarioStep } from '../execution/scenarios.js'
 import type { Db } from './db.js'
 import type { OutputContract } from './deployments.js'
@@ -72,6 +73,8 @@ export type ExecutionRecord = {
   run?: RunFacts | null
   /** Runs only: unique steps done (progress.completed). */
   progress_completed?: number
+  /** Runs whose script marks steps: the open step, the steps done, the later steps' queue waits. */
+  run_steps?: RunStepState | null
   /** Runs only: when a delete was accepted (reads blocked from then on). */
   deleted_at?: number | null
   /** Runs only: how a cancel ends when it cannot confirm an external effect (EXTERNAL_EFFECT_UNKNOWN). */
@@ -81,9 +84,10 @@ export type ExecutionRecord = {
 type SessionRow = Omit<SessionRecord, 'metadata'> & { metadata_json: string }
 type ExecutionRow = Omit<
   ExecutionRecord,
-  'error' | 'steps' | 'input' | 'metadata' | 'terminal' | 'run'
+  'error' | 'steps' | 'input' | 'metadata' | 'terminal' | 'run' | 'run_steps'
 > & {
   run_json: string | null
+  run_steps_json: string | null
   error_json: string | null
   steps_json: string
   input_json: string
@@ -103,10 +107,12 @@ const toExecution = ({
   metadata_json,
   terminal,
   run_json,
+  run_steps_json,
   ...r
 }: ExecutionRow): ExecutionRecord => ({
   ...r,
   run: run_json === null ? null : (JSON.parse(run_json) as RunFacts),
+  run_steps: run_steps_json === null ? null : (JSON.parse(run_steps_json) as RunStepState),
   error: error_json === null ? null : (JSON.parse(error_json) as ExecutionError),
   steps: JSON.parse(steps_json) as ScenarioStep[],
   input: JSON.parse(input_json) as unknown,
@@ -186,7 +192,14 @@ export function insertExecution<E extends Omit<ExecutionRecord, 'seq'>>(
     e.terminal ? 1 : 0,
     e.run ? JSON.stringify(e.run) : null,
   )
-  return { progress_completed: 0, deleted_at: null, cancel_outcome: null, ...e, seq }
+  return {
+    progress_completed: 0,
+    run_steps: null,
+    deleted_at: null,
+    cancel_outcome: null,
+    ...e,
+    seq,
+  }
 }
 
 export function getExecution(db: Db, id: string): ExecutionRecord | undefined {
@@ -198,7 +211,8 @@ export function getExecution(db: Db, id: string): ExecutionRecord | undefined {
 export function saveExecution(db: Db, e: ExecutionRecord): void {
   db.stmt(
     `UPDATE executions SET status = ?, error_json = ?, spent_su = ?, usage_status = ?, admitted_at = ?, started_at = ?,
-       completed_at = ?, terminal = ?, progress_completed = ?, deleted_at = ?, cancel_outcome = ? WHERE id = ?`,
+       completed_at = ?, terminal = ?, progress_completed = ?, run_steps_json = ?, deleted_at = ?, cancel_outcome = ?
+     WHERE id = ?`,
   ).run(
     e.status,
     e.error === null ? null : JSON.stringify(e.error),
@@ -209,6 +223,7 @@ export function saveExecution(db: Db, e: ExecutionRecord): void {
     e.completed_at,
     e.terminal ? 1 : 0,
     e.progress_completed ?? 0,
+    e.run_steps ? JSON.stringify(e.run_steps) : null,
     e.deleted_at ?? null,
     e.cancel_outcome ?? null,
     e.id,

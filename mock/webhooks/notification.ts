@@ -21,8 +21,9 @@ export const DEFAULT_EVENT_TYPES: readonly string[] = [
 
 /**
  * The types an endpoint may name: the default set, run.step.completed (end of one step only, WHM-005) and the
- * progress types the document names for SSE (and the mock's artifact.created, run.progress). Other names are refused at registration (a typo would otherwise
- * silently receive nothing).
+ * progress types the document names for SSE, tool.started among them (and the mock's artifact.created,
+ * run.progress, usage.settled). Other names are refused at registration (a typo would otherwise silently
+ * receive nothing).
  */
 export const SUBSCRIBABLE_EVENT_TYPES: readonly string[] = [
   ...DEFAULT_EVENT_TYPES,
@@ -32,6 +33,7 @@ export const SUBSCRIBABLE_EVENT_TYPES: readonly string[] = [
   'turn.progress',
   'artifact.created',
   'run.progress',
+  'usage.settled',
 ]
 
 /** Rule 1: a notification body is at most 4 KiB. */

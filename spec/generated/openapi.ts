@@ -1263,13 +1263,17 @@ export interface components {
             kind: "ARTIFACT";
             output: components["schemas"]["OutputReference"];
         };
-        /** @description Fields beyond kind: not shown (public events carry only tool names and call ids). */
+        /** @description Fields beyond kind: not shown (public events carry only tool names and call ids). The mock's tool.started event and TOOL_CALL item carry tool_name and call_id, never tool arguments or results. */
         ToolCallContent: {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             kind: "TOOL_CALL";
+            /** @description Assumed field name: the name of the tool called (the document names tool names as public). */
+            tool_name?: string;
+            /** @description Assumed field name: the id of this tool call (the document names call ids as public). */
+            call_id?: string;
         } & {
             [key: string]: unknown;
         };
@@ -1293,23 +1297,31 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description Fields beyond kind: not shown. */
+        /** @description Fields beyond kind: not shown. The mock's run.step.completed carries the step's status and step_id (the end of one step only, never of the Run). */
         StepOutcomeContent: {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             kind: "STEP_OUTCOME";
+            /** @description Assumed: how the step ended: SUCCEEDED, or FAILED (a FAILED step may be retried), or the Run's CANCELED or EXPIRED for a step still open when the Run ends. */
+            status?: string;
+            /** @description Assumed: the id of the step (as step_id of the webhook notice of the same event). */
+            step_id?: string;
         } & {
             [key: string]: unknown;
         };
-        /** @description Fields beyond kind: not shown. */
+        /** @description Fields beyond kind: not shown. The mock appends one USAGE item (event type usage.settled, assumed) when an execution's usage is settled at its end, just before its OUTCOME. */
         UsageContent: {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             kind: "USAGE";
+            /** @description Assumed: the usage status at settlement (FINAL), as in the execution's usage object. */
+            status?: components["schemas"]["UsageStatus"];
+            /** @description Assumed: the settled total, the same value as the execution's usage.total_su. */
+            total_su?: number | null;
         } & {
             [key: string]: unknown;
         };
