@@ -96,9 +96,9 @@ export const eventsOfExecution = (db: Db, id: string, limit: number): EventRow[]
   db
     .stmt(
       `SELECT event_id, aggregate_kind, aggregate_id, sequence, type, created_at, data_json, status FROM events
-       WHERE turn_id = ?1 OR (run_id = ?1 AND aggregate_kind = 'RUN') ORDER BY created_at, sequence LIMIT ?2`,
+       WHERE turn_id = @id OR (run_id = @id AND aggregate_kind = 'RUN') ORDER BY created_at, sequence LIMIT @limit`,
     )
-    .all(id, limit) as EventRow[]
+    .all({ id, limit }) as EventRow[]
 
 export const ledgerOfExecution = (db: Db, id: string): LedgerRow[] =>
   db
@@ -141,6 +141,6 @@ export const deliveriesOfExecution = (db: Db, id: string, limit: number): Delive
   db
     .stmt(
       `SELECT * FROM webhook_deliveries WHERE event_id IN (SELECT event_id FROM events
-         WHERE turn_id = ?1 OR (run_id = ?1 AND aggregate_kind = 'RUN')) ORDER BY seq LIMIT ?2`,
+         WHERE turn_id = @id OR (run_id = @id AND aggregate_kind = 'RUN')) ORDER BY seq LIMIT @limit`,
     )
-    .all(id, limit) as DeliveryRecord[]
+    .all({ id, limit }) as DeliveryRecord[]
