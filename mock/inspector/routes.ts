@@ -1,5 +1,5 @@
 /**
- * The inspector's routes on the control API: the page (GET /_mock/ui and its two assets, plain files shipped
+ * The inspector's routes on the control API: the page (GET /_mock/ui and its assets: script, style sheet, icon; plain files shipped
  * in the package and found from its root), the state it shows (GET /_mock/ui/state, GET
  * /_mock/ui/executions/{id}) and the change stream (GET /_mock/stream). The page's files hold no data, so
  * they are served before the control token is checked; the state and the stream need it like all of /_mock.
@@ -19,6 +19,7 @@ const PAGE_FILES: Readonly<Record<string, { file: string; type: string }>> = {
   '/ui': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/ui/inspector.js': { file: 'inspector.js', type: 'text/javascript; charset=utf-8' },
   '/ui/inspector.css': { file: 'inspector.css', type: 'text/css; charset=utf-8' },
+  '/ui/inspector.svg': { file: 'inspector.svg', type: 'image/svg+xml' },
 }
 
 export const CONTENT_SECURITY_POLICY = [

@@ -408,6 +408,8 @@ function deliveryView(d) {
       ontoggle: (event) => {
         if (event.target.open) ui.openDeliveries.add(d.id)
         else ui.openDeliveries.delete(d.id)
+        // Toggled just before a refresh replaced it: show the new one the same way.
+        if (!event.target.isConnected) renderDeliveries()
       },
     },
     h(
