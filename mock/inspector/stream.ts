@@ -1,8 +1,8 @@
 /**
  * GET /_mock/stream: the control API's change feed as server-sent events, for the inspector page and any
  * other tool. It opens with `retry: 1000` and a `clock` event (virtual now and mode); then, as things change,
- * `clock` (once per batch of changes when time moved), `execution`, `event`, `webhook`, `request` and `control`
- * events (README "Inspector"), each with an increasing `id`, and `overflow` when changes were dropped. The data
+ * `execution`, `event`, `webhook`, `request` and `control` events (README "Inspector"), each with an
+ * increasing `id`, `overflow` when changes were dropped, and `clock` after a batch in which time moved. The data
  * carry ids, statuses, types and paths, never a key, token, secret or body. A consumer that stops reading is
  * disconnected once 1 MiB waits for it (it reconnects and re-reads the state).
  */
@@ -44,11 +44,12 @@ export function openChangeStream(deps: Deps): Response {
         }
         stop = deps.changes.watch(
           (batch: ChangeBatch) => {
-            if (batch.clock && !send(frame('clock', clockData(deps)))) return
             for (const change of batch.changes) {
               if (!send(frame(change.topic, change.data, change.seq))) return
             }
-            if (batch.dropped > 0) send(frame('overflow', { dropped: batch.dropped }))
+            if (batch.dropped > 0 && !send(frame('overflow', { dropped: batch.dropped }))) return
+            // The time after the batch's changes (an advance may fire many timers before a batch goes out).
+            if (batch.clock) send(frame('clock', clockData(deps)))
           },
           () => {
             try {
