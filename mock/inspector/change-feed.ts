@@ -80,6 +80,13 @@ export class ChangeFeed {
     this.pending = []
     this.clockMoved = false
     this.dropped = 0
-    for (const watcher of [...this.watchers.keys()]) watcher(batch)
+    for (const watcher of [...this.watchers.keys()]) {
+      try {
+        watcher(batch)
+      } catch {
+        // A watcher whose stream broke is dropped; the others and the mock go on.
+        this.watchers.delete(watcher)
+      }
+    }
   }
 }

@@ -139,6 +139,23 @@ describe('inspector', () => {
     ])
     stop()
     expect(feed.active).toBe(false)
+    // A watcher that throws is dropped; the others still get the batch.
+    const got: unknown[] = []
+    feed.watch(
+      () => {
+        throw new Error('broken stream')
+      },
+      () => undefined,
+    )
+    feed.watch(
+      (b) => got.push(b),
+      () => undefined,
+    )
+    feed.note('control', () => ({}))
+    await Promise.resolve()
+    expect(got).toHaveLength(1)
+    feed.closeAll()
+    expect(feed.active).toBe(false)
     feed.note('request', () => ({ n: ++built }))
     expect(built).toBe(1)
 
@@ -330,10 +347,19 @@ describe('inspector', () => {
       expect((await res.text()).length).toBeGreaterThan(100)
     }
     expect((await mock.app.request('/_mock/ui/state')).status).toBe(401)
+    expect((await mock.app.request('/_mock/ui/executions/x')).status).toBe(401)
     expect((await mock.app.request('/_mock/stream')).status).toBe(401)
     const withToken = await mock.app.request('/_mock/ui/state', {
       headers: { Authorization: 'Bearer ctl-secret' },
     })
     expect(withToken.status).toBe(200)
+    // HEAD of the stream: its headers, and no stream left open.
+    const head = await mock.app.request('/_mock/stream', {
+      method: 'HEAD',
+      headers: { Authorization: 'Bearer ctl-secret' },
+    })
+    expect(head.status).toBe(200)
+    expect(head.headers.get('content-type')).toMatch(/^text\/event-stream/)
+    expect(mock.deps.changes.active).toBe(false)
   })
 })
