@@ -202,6 +202,32 @@ describe('inspector', () => {
     expect((await mock.app.request('/_mock/ui/executions/nope')).status).toBe(404)
   })
 
+  it("a Run's timeline lists its deadline among the pending timers, and a queue timeout that can no longer fire as such", async () => {
+    mock = await createMock()
+    const workflow = mock.fixtures().projects.find((p) => p.id === PROJECT)!.workflows[0]!
+    const res = await mock.app.request(`/v1/workflows/${workflow.id}/runs`, {
+      method: 'POST',
+      headers: { ...auth, 'Idempotency-Key': 'run-1' },
+      body: JSON.stringify({
+        published_version: workflow.published_version,
+        input: { topic: 't' },
+      }),
+    })
+    expect(res.status).toBe(202)
+    const { run_id } = (await res.json()) as { run_id: string }
+    await advance(mock, 2)
+    const t = (await (await mock.app.request(`/_mock/ui/executions/${run_id}`)).json()) as {
+      execution: { kind: string; status: string; deadline_at: string }
+      entries: { kind: string; detail: string }[]
+      pending: { at: string; label: string; detail: string }[]
+    }
+    expect(t.execution).toMatchObject({ kind: 'RUN', status: 'RUNNING' })
+    expect(t.entries.some((e) => e.kind === 'status' && e.detail === 'RUNNING')).toBe(true)
+    const deadline = t.pending.find((p) => p.label.startsWith('Run deadline'))
+    expect(deadline?.at).toBe(t.execution.deadline_at)
+    expect(t.pending.find((p) => p.label.startsWith('queue timeout'))?.detail).toMatch(/no effect/)
+  })
+
   it('[WHM-002] no view or stream event shows a whole API key, owner token, download token or webhook secret', async () => {
     receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(500).end()))
     await new Promise<void>((resolve) => receiver!.listen(0, '127.0.0.1', resolve))

@@ -133,11 +133,13 @@ export function executionTimeline(deps: Deps, id: string) {
   const pending: TimelineEntry[] = timers.map((t) => {
     const payload = JSON.parse(t.payload_json) as { index?: number }
     const step = t.kind === 'execution.step' ? steps[payload.index ?? -1] : undefined
+    // The queue timeout stays armed after the start, and then does nothing when it fires.
+    const idle = t.kind === 'execution.queue-timeout' && row.status !== 'QUEUED'
     return {
       at: iso(t.due_at),
       kind: t.kind === 'execution.step' ? 'step' : 'timer',
       label: step ? `script: ${stepText(step)}` : (TIMER_LABELS[t.kind] ?? t.kind),
-      detail: t.kind,
+      detail: idle ? `${t.kind} (no effect: it has started)` : t.kind,
     }
   })
   for (const d of deliveries)
