@@ -54,7 +54,10 @@ describe.skipIf(!executablePath)(title, () => {
     rmSync(shots, { recursive: true, force: true })
   })
 
-  async function start(opts: { allowInsecureWebhooks?: boolean } = {}) {
+  async function start(
+    opts: { allowInsecureWebhooks?: boolean; controlToken?: string } = {},
+    token?: string,
+  ) {
     mock = await createMock(opts)
     const listening = await mock.listen({ host: '127.0.0.1', port: 0 })
     base = listening.url
@@ -64,6 +67,12 @@ describe.skipIf(!executablePath)(title, () => {
     page.on('pageerror', (e) => problems.push(e.message))
     page.on('console', (m) => m.type() === 'error' && problems.push(m.text()))
     await page.goto(`${base}/_mock/ui`)
+    if (token !== undefined) {
+      // A mock started with a control token: the page asks for it before it shows anything.
+      await page.waitForSelector('#token-form:not([hidden])', WAIT)
+      await page.fill('#token', token)
+      await page.click('#token-form button')
+    }
     await page.waitForSelector('body[data-live="yes"]', WAIT)
     return problems
   }
@@ -122,6 +131,15 @@ describe.skipIf(!executablePath)(title, () => {
       mock.clock.now().toISOString().slice(0, 19).replace('T', ' '),
     )
     expect(problems).toEqual([])
+  }, 90_000)
+
+  it('asks for the control token of a mock started with one, then follows it live', async () => {
+    const problems = await start({ controlToken: 'ctl-secret' }, 'ctl-secret')
+    const { turn_id } = await createSession('browser-3')
+    await page.waitForSelector(`tr[data-execution-id="${turn_id}"]`, WAIT)
+    expect(await page.isHidden('#token-form')).toBe(true)
+    // The 401s before the token was given are the only errors the console saw.
+    expect(problems.every((p) => p.includes('401'))).toBe(true)
   }, 90_000)
 
   it('opens a failing webhook delivery and sees each attempt with its HTTP status, then the retries to come', async () => {
