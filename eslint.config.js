@@ -74,9 +74,17 @@ const L3 = [
   'mock/referee',
 ]
 const L4 = ['mock/http', 'mock/middleware']
-const L5 = ['mock/routes']
+// The inspector (page, state view, change stream) serves control-API routes beside routes/.
+const L5 = ['mock/routes', 'mock/inspector']
 // L6, the composition root: mock/app.ts, mock/wiring.ts, mock/index.ts, mock/main.ts (may import anything).
-const layerNames = ['L0', 'L1 store', 'L2 clock', 'L3 features', 'L4 http/middleware', 'L5 routes']
+const layerNames = [
+  'L0',
+  'L1 store',
+  'L2 clock',
+  'L3 features',
+  'L4 http/middleware',
+  'L5 routes/inspector',
+]
 // A layer may import from mock/ only its own and lower layers: everything else in mock/ (higher layers, the
 // composition root, and any folder not yet given a layer) is a restricted `from`.
 const layerZones = [L0, L1, L2, L3, L4, L5].map((layer, i, all) => ({
@@ -220,6 +228,38 @@ export default tseslint.config(
     files: ['mock/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+  {
+    // The inspector's page: a browser module (no build step). Data reach the DOM through textContent only.
+    files: ['mock/inspector/page/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        [
+          'document',
+          'window',
+          'fetch',
+          'console',
+          'URL',
+          'URLSearchParams',
+          'TextDecoder',
+          'AbortController',
+          'sessionStorage',
+          'setTimeout',
+          'clearTimeout',
+          'setInterval',
+          'Headers',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { property: 'innerHTML', message: 'Render with textContent and DOM nodes (escaping).' },
+        { property: 'outerHTML', message: 'Render with textContent and DOM nodes (escaping).' },
+        { property: 'insertAdjacentHTML', message: 'Render with DOM nodes (escaping).' },
+      ],
+    },
   },
   {
     // The reference client talks to the service over HTTP only (README "Reference client").

@@ -9,6 +9,8 @@ import type { Deps, Env } from './deps.js'
 import { ApiError, ConnectionDropped, errorResponse } from './errors.js'
 import { carriesGatedKey } from './middleware/api-key.js'
 import { controlToken } from './middleware/control-token.js'
+import { noteControlWrites } from './inspector/change-sources.js'
+import { inspectorPageRoutes, inspectorRoutes } from './inspector/routes.js'
 import { faults } from './middleware/faults.js'
 import { forwardCompat } from './middleware/forward-compat.js'
 import { journal } from './middleware/journal.js'
@@ -71,7 +73,11 @@ export function createApp(deps: Deps): Hono<Env> {
   app.use('*', noStore())
   app.use('*', mockVersion())
 
+  // The inspector's page holds no data: served before the control token (its state and stream are not).
+  app.route('/_mock', inspectorPageRoutes())
   app.use('/_mock/*', controlToken())
+  app.use('/_mock/*', noteControlWrites())
+  app.route('/_mock', inspectorRoutes())
   app.route('/_mock', controlRoutes())
   app.route('/_mock', controlAccessRoutes())
   app.route('/_mock', controlActionRoutes())

@@ -10,6 +10,7 @@ import type { SseLimits, StreamHub } from './events/sse.js'
 import type { ExecutionEvent } from './execution/lifecycle.js'
 import type { ForwardCompat } from './domain/forward-compat.js'
 import type { FaultRules } from './faults/rules.js'
+import type { ChangeFeed } from './inspector/change-feed.js'
 import type { FixtureWorld } from './fixtures/world.js'
 import type { OperationSpec } from './http/operations.js'
 import type { Db } from './store/db.js'
@@ -77,6 +78,8 @@ export type Deps = {
   faults: FaultRules
   /** Forward-compatibility rehearsal switch (/_mock/forward-compat; mock/domain/forward-compat.ts). */
   forwardCompat: ForwardCompat
+  /** What changed, for the inspector's stream (GET /_mock/stream; mock/inspector/change-feed.ts). */
+  changes: ChangeFeed
 }
 
 /** What the api-key middleware puts on the context for /v1 requests. */

@@ -190,6 +190,7 @@ export async function createMock(options: MockOptions = {}): Promise<Mock> {
     fixtures: () => fixturesView(deps.db),
     listen: (opts) => listen({ fetch: app.fetch, deps }, opts),
     close: () => {
+      deps.changes.closeAll()
       deps.scheduler.close()
       deps.deliveries.abortAll()
       deps.db.close()

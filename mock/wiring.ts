@@ -1,6 +1,6 @@
 /**
  * The composition root: builds one mock instance's dependency set. It opens the store, loads the world if the
- * store is new, creates the clock, ids, scheduler, bus, stream hub and webhook send pool, registers every
+ * store is new, creates the clock, ids, scheduler, bus, stream hub, webhook send pool and change feed, registers every
  * feature's timer kinds and subscribes every feature's listeners on *that* instance. No module keeps state another instance could
  * see, and behaviour never depends on which modules happen to be imported.
  */
@@ -14,6 +14,8 @@ import { createStreamHub, KEEP_ALIVE_KIND, keepAlive, notifyStreams } from './ev
 import { cancelActionsOnChange } from './execution/actions.js'
 import { registerExecutionTimers } from './execution/executor.js'
 import { FaultRules } from './faults/rules.js'
+import { ChangeFeed } from './inspector/change-feed.js'
+import { connectChangeSources, noteEvent, noteExecution } from './inspector/change-sources.js'
 import { isWorldLoaded, loadWorld, startMs } from './fixtures/load.js'
 import { openDb } from './store/db.js'
 import { getMetaJson, setMetaJson } from './store/meta.js'
@@ -64,6 +66,9 @@ function createBus(): MockBus {
   // Appended events reach open SSE streams (after commit) and become webhook deliveries.
   bus.eventAppended.on(notifyStreams)
   bus.eventAppended.on(createDeliveries)
+  // The inspector's change feed (GET /_mock/stream): nothing is built while no stream is open.
+  bus.execution.on(noteExecution)
+  bus.eventAppended.on(noteEvent)
   return bus
 }
 
@@ -101,6 +106,7 @@ export function createDeps(config: MockConfig, opts: CreateDepsOptions): Deps {
       faults: new FaultRules(),
       forwardCompat: { enabled: config.forwardCompat ?? false },
       journal: new RequestJournal(),
+      changes: new ChangeFeed(),
     } as Omit<Deps, 'scheduler'> & { scheduler: Scheduler }
     deps.scheduler = new Scheduler({
       db,
@@ -112,6 +118,7 @@ export function createDeps(config: MockConfig, opts: CreateDepsOptions): Deps {
       loopLimit: opts.loopLimit,
     })
     clock.setMode(opts.clockMode)
+    connectChangeSources(deps)
     deps.scheduler.rearm()
     return deps
   } catch (error) {

@@ -200,6 +200,9 @@ describe('the packed package', () => {
     for (const asset of ['spec/openapi.yaml', 'spec/errors.yaml', 'fixtures/default-world.json'])
       expect(packedFiles).toContain(asset)
     expect(packedFiles.some((f) => /^mock\/store\/schema\/.*\.sql$/.test(f))).toBe(true)
+    // The inspector's page is shipped as plain files (no build step for the user).
+    for (const asset of ['index.html', 'inspector.js', 'inspector.css', 'inspector.svg'])
+      expect(packedFiles).toContain(`mock/inspector/page/${asset}`)
   })
 })
 
@@ -317,6 +320,13 @@ export async function sdkTest(): Promise<void> {
       const health = await fetch(`${url}/_mock/health`)
       expect(await health.json()).toEqual({ status: 'ok' })
       expect(health.headers.get('x-mock-version')).toBe(pkg.version)
+      // The inspector's page and its script, found from the installed package's root.
+      const page = await fetch(`${url}/_mock/ui`)
+      expect(page.status).toBe(200)
+      expect(await page.text()).toContain('/_mock/ui/inspector.js')
+      const script = await fetch(`${url}/_mock/ui/inspector.js`)
+      expect(script.status).toBe(200)
+      expect(await script.text()).toContain('/_mock/stream')
       child.kill('SIGTERM')
       expect(await exited(child)).toBe(0)
       expect(await accepts(Number(new URL(url!).port))).toBe(false)

@@ -55,6 +55,7 @@ export class Clock {
   /** The instant of the pinned() call in progress, if any. */
   private pin: number | undefined
   private readonly listeners = new Set<(mode: ClockMode) => void>()
+  private readonly changeListeners = new Set<() => void>()
   /** The mode the instance was started in: a world reset goes back to it. */
   readonly startMode: ClockMode
 
@@ -143,6 +144,11 @@ export class Clock {
     this.store.save(this.state)
   }
 
+  /** Called after every saved change of time or mode (the inspector's change feed). */
+  onChange(listener: () => void): void {
+    this.changeListeners.add(listener)
+  }
+
   /** Called after every mode change (the scheduler arms or disarms its realtime timer). */
   onModeChange(listener: (mode: ClockMode) => void): () => void {
     this.listeners.add(listener)
@@ -164,6 +170,7 @@ export class Clock {
     this.store.save(state)
     const t = this.compute()
     if (t > this.last) this.last = t
+    for (const l of this.changeListeners) l()
   }
 }
 

@@ -32,10 +32,15 @@ export class RequestJournal {
   /** Entries dropped to stay within capacity since the last clear. */
   dropped = 0
 
+  /** Told of every entry recorded (the inspector's change feed); set by the composition root. */
+  onRecord: ((entry: JournalEntry) => void) | undefined
+
   constructor(readonly capacity = DEFAULT_JOURNAL_CAPACITY) {}
 
   record(entry: Omit<JournalEntry, 'seq'>): void {
-    this.entries.push({ seq: this.nextSeq++, ...entry })
+    const recorded = { seq: this.nextSeq++, ...entry }
+    this.entries.push(recorded)
+    this.onRecord?.(recorded)
     if (this.entries.length > this.capacity) {
       this.entries.splice(0, this.entries.length - this.capacity)
       this.dropped += 1

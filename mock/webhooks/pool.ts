@@ -30,6 +30,8 @@ export class DeliveryPool {
   private idleWaiters: (() => void)[] = []
   readonly limit: number
   readonly perGroup: number
+  /** Told when a send has finished, its outcome recorded (the inspector's change feed); set by the composition root. */
+  onSettled: ((key: string, group: string) => void) | undefined
 
   constructor(
     private readonly log: Log,
@@ -54,6 +56,7 @@ export class DeliveryPool {
       finish: () => {
         if (this.byKey.get(key) === entry) this.byKey.delete(key)
         resolve()
+        this.onSettled?.(key, group)
       },
     })
     this.pump()

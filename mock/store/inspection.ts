@@ -1,0 +1,146 @@
+/**
+ * Read-only queries of the inspector (mock/inspector/): the recent Sessions, executions and deliveries, the
+ * call-rate windows, and everything that belongs to one execution (its events, ledger entries, actions,
+ * pending timers, webhook deliveries). Never on a request's hot path: every list is bounded by a LIMIT.
+ */
+import type { Db } from './db.js'
+import type { SessionRecord } from './executions.js'
+import type { DeliveryRecord } from './webhooks.js'
+
+export type RateWindowRow = { scope: string; start_ms: number; count: number }
+export type ExecutionRow = {
+  id: string
+  seq: number
+  kind: 'TURN' | 'RUN'
+  project_id: string
+  api_key: string
+  deployment_id: string | null
+  session_id: string | null
+  workflow_id: string | null
+  status: string
+  error_json: string | null
+  scenario: string
+  steps_json: string
+  execution_seconds: number
+  queue_seconds: number
+  max_su: number
+  spent_su: number
+  usage_status: string
+  created_at: number
+  admitted_at: number | null
+  started_at: number | null
+  completed_at: number | null
+  terminal: number
+  run_json: string | null
+}
+export type EventRow = {
+  event_id: string
+  aggregate_kind: string
+  aggregate_id: string
+  sequence: number
+  type: string
+  created_at: number
+  data_json: string
+  status: string | null
+}
+export type LedgerRow = { category: string; su: number; settled_at: number }
+export type ActionRow = {
+  id: string
+  kind: string
+  status: string
+  created_at: number
+  expires_at: number
+  resolved_at: number | null
+}
+export type EndpointRow = {
+  id: string
+  url: string
+  event_types_json: string | null
+  status: string
+  secret: string
+  rotated_at: number | null
+  created_at: number
+  deleted_at: number | null
+}
+export type TimerRow = {
+  id: string
+  due_at: number
+  seq: number
+  kind: string
+  payload_json: string
+}
+
+type SessionRow = Omit<SessionRecord, 'metadata'>
+
+export const rateWindows = (db: Db, limit: number): RateWindowRow[] =>
+  db
+    .stmt('SELECT scope, start_ms, count FROM rate_windows ORDER BY scope LIMIT ?')
+    .all(limit) as RateWindowRow[]
+
+export const recentSessions = (db: Db, limit: number): SessionRow[] =>
+  db
+    .stmt(
+      `SELECT id, project_id, deployment_id, status, deleted_at, created_at, last_activity_at, workflow_run_id
+       FROM sessions ORDER BY created_at DESC, rowid DESC LIMIT ?`,
+    )
+    .all(limit) as SessionRow[]
+
+export const recentExecutions = (db: Db, limit: number): ExecutionRow[] =>
+  db.stmt('SELECT * FROM executions ORDER BY seq DESC LIMIT ?').all(limit) as ExecutionRow[]
+
+export const executionRow = (db: Db, id: string): ExecutionRow | undefined =>
+  db.stmt('SELECT * FROM executions WHERE id = ?').get(id) as ExecutionRow | undefined
+
+/** The public events of one Turn or Run, in their order. */
+export const eventsOfExecution = (db: Db, id: string, limit: number): EventRow[] =>
+  db
+    .stmt(
+      `SELECT event_id, aggregate_kind, aggregate_id, sequence, type, created_at, data_json, status FROM events
+       WHERE turn_id = @id OR (run_id = @id AND aggregate_kind = 'RUN') ORDER BY created_at, sequence LIMIT @limit`,
+    )
+    .all({ id, limit }) as EventRow[]
+
+export const ledgerOfExecution = (db: Db, id: string): LedgerRow[] =>
+  db
+    .stmt(
+      'SELECT category, su, settled_at FROM usage_ledger WHERE execution_id = ? ORDER BY seq LIMIT 100',
+    )
+    .all(id) as LedgerRow[]
+
+export const actionsOfExecution = (db: Db, id: string): ActionRow[] =>
+  db
+    .stmt(
+      'SELECT id, kind, status, created_at, expires_at, resolved_at FROM actions WHERE execution_id = ? ORDER BY created_at LIMIT 100',
+    )
+    .all(id) as ActionRow[]
+
+/** The timers still pending for a subject (an execution's id), in firing order. */
+export const timersOfSubject = (db: Db, subject: string, limit: number): TimerRow[] =>
+  db
+    .stmt(
+      'SELECT id, due_at, seq, kind, payload_json FROM timers WHERE subject = ? ORDER BY due_at, seq LIMIT ?',
+    )
+    .all(subject, limit) as TimerRow[]
+
+/** Every endpoint of a Project, deleted ones too, oldest first. */
+export const endpointsOfProject = (db: Db, projectId: string): EndpointRow[] =>
+  db
+    .stmt(
+      `SELECT id, url, event_types_json, status, secret, rotated_at, created_at, deleted_at
+       FROM webhook_endpoints WHERE project_id = ? ORDER BY seq LIMIT 100`,
+    )
+    .all(projectId) as EndpointRow[]
+
+export const recentDeliveries = (db: Db, limit: number): DeliveryRecord[] =>
+  db
+    .stmt('SELECT * FROM webhook_deliveries ORDER BY seq DESC LIMIT ?')
+    .all(limit) as DeliveryRecord[]
+
+/** The deliveries of the events of one Turn or Run. */
+export const deliveriesOfExecution = (db: Db, id: string, limit: number): DeliveryRecord[] =>
+  db
+    .stmt(
+      `SELECT * FROM webhook_deliveries WHERE event_id IN (SELECT event_id FROM events
+         WHERE turn_id = @id OR (run_id = @id AND aggregate_kind = 'RUN')) ORDER BY seq LIMIT @limit`,
+    )
+    .all({ id, limit }) as DeliveryRecord[]
