@@ -594,7 +594,7 @@ export const BUILTIN_SCENARIOS: readonly ScenarioDefinition[] = [
   {
     name: 'needs-approval',
     description:
-      '(Runs) RUNNING at 1; at 2 a STAGE_HOLD approval, at 4 a RESULT_CONFIRMATION of the produced result, SUCCEEDED 1 s after it is confirmed; without the interactive-action facility FAILED with ACTION_REQUIRED_UNSUPPORTED at 2',
+      '(Runs) RUNNING at 1; at 2 a STAGE_HOLD approval with a review file (invoices.csv), at 4 a RESULT_CONFIRMATION of the produced result, SUCCEEDED 1 s after it is confirmed; without the interactive-action facility FAILED with ACTION_REQUIRED_UNSUPPORTED at 2',
     applies_to: ['workflow'],
     steps: [
       { at: 1, step: 'running' },
@@ -610,6 +610,13 @@ export const BUILTIN_SCENARIOS: readonly ScenarioDefinition[] = [
           rows: [
             { customer: 'ACME', amount: 1200 },
             { customer: 'Globex', amount: 800 },
+          ],
+          review_files: [
+            {
+              filename: 'invoices.csv',
+              mime_type: 'text/csv',
+              text: 'customer,amount\nACME,1200\nGlobex,800\n',
+            },
           ],
         },
       },

@@ -18,7 +18,12 @@ import { route } from '../http/route.js'
 import { rateLimit } from '../middleware/rate-limit.js'
 import { consumeDownload, insertDownloadToken, type StoredFile } from '../store/files.js'
 import { getProject } from '../store/projects.js'
-import { downloadGrant, downloadNotFound, visibleArtifact } from '../access/access.js'
+import {
+  downloadGrant,
+  downloadNotFound,
+  requireReviewPermission,
+  visibleArtifact,
+} from '../access/access.js'
 import { artifactDetail } from '../domain/file-views.js'
 import { chargeDownload } from '../execution/ledger.js'
 
@@ -53,6 +58,7 @@ const contentDisposition = (filename: string) =>
 export function artifactRoutes(app: Hono<Env>): void {
   route(app, 'getArtifact', (c, req) => {
     const a = visibleArtifact(c.var.deps, req.auth, req.params.artifact_id)
+    requireReviewPermission(req.auth, a)
     requireRetained(a, c.var.deps.clock.nowMs())
     requireReady(a, c.var.deps.clock.nowMs())
     return { status: 200, body: artifactDetail(a) }
@@ -63,6 +69,8 @@ export function artifactRoutes(app: Hono<Env>): void {
     const auth = req.auth
     const nowMs = clock.nowMs()
     const a = visibleArtifact(c.var.deps, auth, req.params.artifact_id)
+    // ACT-021: a review file of an approval also needs the action's approval permission (re-checked per issue).
+    requireReviewPermission(auth, a)
     requireRetained(a, nowMs)
     requireReady(a, nowMs)
     // BUD-008: downloads need a balance of at least 50 SU; ART-003: issuing is not charged (consuming is).
