@@ -57,7 +57,8 @@ export type OutputSpec = {
  * - action_required: a human answer or approval becomes necessary. In the private beta the facility is not
  *   provided, so the executor fails the execution with ACTION_REQUIRED_UNSUPPORTED. A Project with the
  *   facility (fixture `interactive_actions`, or POST /_mock/projects/{id}/interactive-actions) waits in
- *   REQUIRES_ACTION for `action` (default: a stage hold for a Run, a one-choice question for a Turn) until it
+ *   REQUIRES_ACTION for `action` (default: a stage hold for a Run, a one-choice question for a Turn; an
+ *   approval's `review_files` become Run artifacts read only with actions:approve) until it
  *   is resolved or `expires_after_s` (default 3600) passes; the later steps keep their spacing from the
  *   resolution (mock/execution/actions.ts).
  * - succeed: the execution ends on its own terms; the executor still applies the result rules (a missing
