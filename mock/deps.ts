@@ -39,6 +39,8 @@ export type MockConfig = {
   seed: string
   /** --allow-insecure-webhooks: http:// and loopback webhook endpoints allowed (local rehearsal only). */
   allowInsecureWebhooks: boolean
+  /** --webhook-ca: PEM certificates webhook sends trust beside the default roots (a local HTTPS receiver). */
+  webhookCa?: string
   /** false with --no-rate-limits: call-rate limits are not applied. */
   rateLimits: boolean
   /** SSE stream limits (unit tests lower them); default the document's. */

@@ -29,6 +29,11 @@ export type MockOptions = {
   clock?: ClockMode
   /** Allow http:// and loopback webhook endpoints (local rehearsal only). Default false. */
   allowInsecureWebhooks?: boolean
+  /**
+   * PEM certificates (a CA or a self-signed certificate) webhook sends trust beside the default root CAs, for a
+   * local HTTPS receiver; certificates are verified either way (a self-signed one is TLS_ERROR without this).
+   */
+  webhookCa?: string
   /** Apply call-rate limits. Default true. */
   rateLimits?: boolean
   /** With `db`: sync every commit to disk (SQLite synchronous=FULL), for power-loss durability. */
@@ -152,6 +157,7 @@ export async function createMock(options: MockOptions = {}): Promise<Mock> {
       seed: options.seed ?? 'mock',
       clockStart,
       allowInsecureWebhooks: options.allowInsecureWebhooks ?? false,
+      webhookCa: options.webhookCa,
       rateLimits: options.rateLimits ?? true,
       sse: options.sseLimits,
       forwardCompat: options.forwardCompat ?? false,

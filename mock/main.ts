@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
  * The CLI: `npm start -- [--port n] [--host h] [--clock manual|realtime] [--clock-start now|<ISO>] [--seed s]
- * [--db file] [--fixtures file] [--allow-insecure-webhooks] [--no-rate-limits] [--durable] [--control-token t]
- * [--forward-compat] [--quiet] [--version]`, also the package's bin (`npx ai-employee-mock`). Serves the mock over
+ * [--db file] [--fixtures file] [--allow-insecure-webhooks] [--webhook-ca file] [--no-rate-limits] [--durable]
+ * [--control-token t] [--forward-compat] [--quiet] [--version]`, also the package's bin (`npx ai-employee-mock`). Serves the mock over
  * HTTP (mock/server.ts) in this process: stopping this process by its pid (SIGTERM, SIGINT) closes the server.
  */
+import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { loadOpenApi, PACKAGE_VERSION } from '../spec/index.js'
 import { CLOCK_MODES, parseClockStart, type ClockMode } from './clock/clock.js'
@@ -22,6 +23,8 @@ const USAGE = `usage: npm start -- [options]   (or: npx ai-employee-mock [option
   --db <file>                 keep state in this SQLite file (default: in memory)
   --fixtures <file>           fixture world to load (default fixtures/default-world.json)
   --allow-insecure-webhooks   allow http:// and loopback webhook endpoints (local rehearsal only)
+  --webhook-ca <file>         PEM certificates webhook sends trust beside the default root CAs (a local
+                              HTTPS receiver's CA or self-signed certificate; still verified)
   --no-rate-limits            do not apply call-rate limits
   --durable                   with --db: sync every commit to disk (survives power loss; slower)
   --control-token <token>     the control API (/_mock) then needs Authorization: Bearer <token>
@@ -37,6 +40,21 @@ function fail(message: string): never {
   process.exit(2)
 }
 
+/** The PEM text of --webhook-ca, or a usage error when the file cannot be read or holds no certificate. */
+function readCa(file: string): string {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (error) {
+    fail(
+      `cannot read --webhook-ca "${file}": ${error instanceof Error ? error.message : String(error)}`,
+    )
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----'))
+    fail(`--webhook-ca "${file}" holds no PEM certificate`)
+  return text
+}
+
 async function main(): Promise<void> {
   let values
   try {
@@ -50,6 +68,7 @@ async function main(): Promise<void> {
         db: { type: 'string' },
         fixtures: { type: 'string' },
         'allow-insecure-webhooks': { type: 'boolean', default: false },
+        'webhook-ca': { type: 'string' },
         'no-rate-limits': { type: 'boolean', default: false },
         durable: { type: 'boolean', default: false },
         'control-token': { type: 'string' },
@@ -83,6 +102,7 @@ async function main(): Promise<void> {
   if (clockStart !== undefined && parseClockStart(clockStart) === undefined)
     fail(`invalid --clock-start "${values['clock-start']}" (now, or an ISO 8601 time with a zone)`)
   if (values.seed !== undefined && values.seed.length === 0) fail('--seed needs a value')
+  const webhookCa = values['webhook-ca'] === undefined ? undefined : readCa(values['webhook-ca'])
 
   let mock
   try {
@@ -93,6 +113,7 @@ async function main(): Promise<void> {
       clockStart,
       seed: values.seed,
       allowInsecureWebhooks: values['allow-insecure-webhooks'],
+      webhookCa,
       rateLimits: !values['no-rate-limits'],
       durable: values.durable,
       controlToken: values['control-token'] ?? (process.env.MOCK_CONTROL_TOKEN || undefined),

@@ -22,6 +22,7 @@ export type MockOptions = Pick<
   | 'clockStart'
   | 'seed'
   | 'allowInsecureWebhooks'
+  | 'webhookCa'
   | 'rateLimits'
   | 'durable'
   | 'controlToken'

@@ -28,6 +28,14 @@ export type ApprovalContentView = {
   decisions: string[]
   rows?: Record<string, unknown>[]
   summary?: string
+  /** The files a person reviews (assumed field), read through artifact download. */
+  review_files?: {
+    artifact_id: string
+    filename: string
+    mime_type: string
+    size_bytes: number
+    sha256: string
+  }[]
 }
 
 async function mockPost<T>(target: Target, path: string, body: unknown): Promise<T> {

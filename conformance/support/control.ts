@@ -116,6 +116,25 @@ export class MockControl {
   faults = () => this.call<{ items: FaultRuleView[] }>('GET', '/_mock/faults')
   /** Removes every fault rule. */
   clearFaults = () => this.call<{ items: [] }>('DELETE', '/_mock/faults')
+  /**
+   * Extension: changes a workflow's organization data (the grant declared at publication, what its steps use,
+   * whether the data store that checks Run input is reachable); fields given replace the current ones.
+   */
+  setOrganizationData = (
+    workflowId: string,
+    patch: { grant?: string[]; uses?: string[]; source_reachable?: boolean },
+  ) =>
+    this.call<{ id: string; organization_data: Record<string, unknown> }>(
+      'POST',
+      `/_mock/workflows/${workflowId}/organization-data`,
+      patch,
+    )
+  /** Extension: the Project's balance and its UTC day and month budget windows. */
+  budget = (projectId: string) =>
+    this.call<{ su_balance: number; daily: { reserved_su: number; settled_su: number } }>(
+      'GET',
+      `/_mock/projects/${projectId}/budget`,
+    )
   /** Extension: deletes an artifact (as a Session or Run deletion would). */
   deleteArtifact = (artifactId: string) =>
     this.call<{ artifact_id: string; deleted: true }>('DELETE', `/_mock/artifacts/${artifactId}`)

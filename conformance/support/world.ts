@@ -27,7 +27,15 @@ export type World = {
     unapproved?: string
   }
   deployments: { active: string; active2?: string; retired?: string; otherProject?: string }
-  workflows: { available?: string; unavailable?: string; otherProject?: string }
+  workflows: {
+    available?: string
+    unavailable?: string
+    otherProject?: string
+    /** An available workflow whose steps read or write organization data within its publication grant. */
+    organizationData?: string
+    /** An available workflow whose steps use organization data beyond its publication grant. */
+    dataDenied?: string
+  }
 }
 
 type FixtureKey = {
@@ -43,7 +51,13 @@ type FixtureProject = {
   owner_token?: string
   api_keys: FixtureKey[]
   deployments: { id: string; status: string }[]
-  workflows: { id: string; published_version: number; available?: boolean }[]
+  workflows: {
+    id: string
+    published_version: number
+    available?: boolean
+    /** The mock's organization data of a workflow (grant, what its steps use), null when it uses none. */
+    organization_data?: { grant: string[]; uses: string[] } | null
+  }[]
 }
 export type FixturesBody = { projects: FixtureProject[] }
 
@@ -110,9 +124,19 @@ export function worldFromFixtures(body: FixturesBody, nowMs: number): World {
       available: a.workflows.find((w) => w.available !== false)?.id,
       unavailable: a.workflows.find((w) => w.available === false)?.id,
       otherProject: c?.workflows[0]?.id,
+      organizationData: a.workflows.find(
+        (w) => w.available !== false && w.organization_data && withinGrant(w.organization_data),
+      )?.id,
+      dataDenied: a.workflows.find(
+        (w) => w.available !== false && w.organization_data && !withinGrant(w.organization_data),
+      )?.id,
     },
   }
 }
+
+/** Whether every organization data entry a workflow uses is in its publication grant (exact entries). */
+const withinGrant = (od: { grant: string[]; uses: string[] }): boolean =>
+  od.uses.every((u) => od.grant.includes(u))
 
 /** What the conformance CLI knows of a real target: its flags, and optionally a world file for further roles. */
 export type WorldFlags = {
@@ -218,7 +242,13 @@ export function worldRoles(world: World): { present: string[]; missing: string[]
     note(`keys.${k}`, world.keys[k])
   for (const d of ['active2', 'retired', 'otherProject'] as const)
     note(`deployments.${d}`, world.deployments[d])
-  for (const w of ['available', 'unavailable', 'otherProject'] as const)
+  for (const w of [
+    'available',
+    'unavailable',
+    'otherProject',
+    'organizationData',
+    'dataDenied',
+  ] as const)
     note(`workflows.${w}`, world.workflows[w])
   return { present: ['keys.full', 'deployments.active', ...present], missing }
 }

@@ -100,6 +100,24 @@ export function visibleArtifact(deps: Deps, grant: Grant, artifactId: string): S
   return a
 }
 
+/** The scopes that read a review file of an approval action (ACT-021). */
+export const REVIEW_FILE_SCOPES = ['artifacts:read', 'actions:approve'] as const
+
+/**
+ * ACT-021 (Approval handling rule 4): a review file of an approval action is read (its metadata and its
+ * download address) only by a key holding artifacts:read and the action's approval permission, the explicit
+ * actions:approve delegation; else 403 INSUFFICIENT_SCOPE naming both (the key never gains it on its own).
+ */
+export function requireReviewPermission(auth: Pick<AuthInfo, 'scopes'>, file: StoredFile): void {
+  if (file.review_action_id === null) return
+  if (REVIEW_FILE_SCOPES.every((s) => auth.scopes.includes(s))) return
+  throw new ApiError('INSUFFICIENT_SCOPE', {
+    message:
+      'This is a review file of an approval: reading it needs artifacts:read and actions:approve.',
+    details: { required_scopes: [[...REVIEW_FILE_SCOPES]] },
+  })
+}
+
 /** A Workflow of the key's Project, or 404 NOT_FOUND exactly as for an absent one (AUTH-009). */
 export function visibleWorkflow(deps: Deps, grant: Grant, id: string): Workflow {
   const workflow = getWorkflow(deps.db, id)

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { components } from '../../spec/index.js'
+import { filenameProblem, isAllowedPair } from './file-rules.js'
 import { canonicalJson } from './idempotency.js'
 
 type Schemas = components['schemas']
@@ -30,8 +31,16 @@ export type ActionSpec =
       summary?: string
       rows?: Record<string, unknown>[]
       results?: Record<string, unknown>[]
+      /** Files the person reviews (ACT-021): stored as artifacts of the Run when the action is created. */
+      review_files?: ReviewFileSpec[]
     }
   | { kind: 'QUESTION'; questions: ActionQuestion[] }
+
+/** A review file as a scenario gives it: an allowed filename and MIME type pair, and its text content. */
+export type ReviewFileSpec = { filename: string; mime_type: string; text: string }
+
+/** At most this many review files per approval (ApprovalContent.review_files, assumed). */
+export const MAX_REVIEW_FILES = 10
 
 /** Approval handling rule 2: the decisions each approval kind accepts. */
 export const DECISIONS: Readonly<Record<ApprovalKind, readonly Decision[]>> = {
@@ -146,6 +155,26 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v)
 const ID = /^.{1,16}$/su
 
+/** Checks an approval's review_files: 1 to 10 files, each an allowed filename and MIME pair with a text. */
+function reviewFileProblems(files: unknown, where: string): string[] {
+  if (!Array.isArray(files) || files.length < 1 || files.length > MAX_REVIEW_FILES)
+    return [`${where} must be a list of 1 to ${MAX_REVIEW_FILES} files`]
+  const problems: string[] = []
+  files.forEach((f: unknown, i) => {
+    const at = `${where}[${i}]`
+    if (!isObject(f)) return problems.push(`${at} must be {filename, mime_type, text}`)
+    for (const k of Object.keys(f))
+      if (!['filename', 'mime_type', 'text'].includes(k))
+        problems.push(`${at} has an unknown field "${k}"`)
+    if (typeof f.text !== 'string') problems.push(`${at}.text must be a string`)
+    if (typeof f.filename !== 'string' || filenameProblem(f.filename))
+      return problems.push(`${at}.filename must be a valid filename`)
+    if (typeof f.mime_type !== 'string' || !isAllowedPair(f.filename, f.mime_type))
+      problems.push(`${at}.mime_type must be an allowed type for "${f.filename}"`)
+  })
+  return problems
+}
+
 /** Checks a step's `action` (scenario data); returns the problems, each naming its place. */
 export function actionSpecProblems(spec: unknown, where: string): string[] {
   if (!isObject(spec)) return [`${where} must be an object {kind: APPROVAL | QUESTION, ...}`]
@@ -159,7 +188,9 @@ export function actionSpecProblems(spec: unknown, where: string): string[] {
       problems.push(`${where}.${field} must be a list of objects`)
   }
   if (spec.kind === 'APPROVAL') {
-    unknownFields(['kind', 'approval', 'stage_key', 'summary', 'rows', 'results'])
+    unknownFields(['kind', 'approval', 'stage_key', 'summary', 'rows', 'results', 'review_files'])
+    if (spec.review_files !== undefined)
+      problems.push(...reviewFileProblems(spec.review_files, `${where}.review_files`))
     if (spec.approval !== 'STAGE_HOLD' && spec.approval !== 'RESULT_CONFIRMATION')
       problems.push(`${where}.approval must be STAGE_HOLD or RESULT_CONFIRMATION`)
     for (const f of ['stage_key', 'summary'])

@@ -8,6 +8,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv'
 import type { components } from '../../spec/index.js'
 import type { AuthInfo, Deps } from '../deps.js'
 import { JSON_LIMITS_TEXT, jsonLimitProblem } from '../domain/json-limits.js'
+import { beyondGrant } from '../domain/organization-data.js'
 import { DEFAULT_RUN_RETENTION_DAYS, runFileExpiresAt } from '../domain/retention.js'
 import { ApiError, apiErrorOf } from '../errors.js'
 import type { InputFileProblem } from '../domain/files.js'
@@ -281,6 +282,34 @@ function runLimits(w: Workflow, requested: Partial<WorkflowLimits> = {}): Workfl
   return { ...defaults, ...requested }
 }
 
+/** RUN-036: 403 WORKFLOW_DATA_DENIED when the workflow uses organization data beyond its publication grant. */
+function dataWithinGrant(workflow: Workflow): void {
+  const od = workflow.organization_data
+  const beyond = od ? beyondGrant(od) : []
+  if (beyond.length === 0) return
+  throw new ApiError('WORKFLOW_DATA_DENIED', {
+    message: `The workflow reads or writes organization data beyond the scope declared at publication: ${beyond.join(', ')}.`,
+    details: { workflow_id: workflow.id, published_version: workflow.published_version, beyond },
+  })
+}
+
+/**
+ * RUN-035: 503 SOURCE_UNAVAILABLE (retryable) when the organization data store that checks Run input is
+ * unreachable. Assumed: Retry-After 5 s; only a workflow that uses organization data consults the store.
+ */
+function sourceReachable(workflow: Workflow): void {
+  if (!workflow.organization_data || workflow.organization_data.source_reachable) return
+  throw new ApiError('SOURCE_UNAVAILABLE', {
+    message:
+      'The organization data store that checks Run input is unreachable; no Run was created. Resend with the same Idempotency-Key.',
+    details: { workflow_id: workflow.id },
+    retryAfterS: SOURCE_RETRY_AFTER_S,
+  })
+}
+
+/** Assumed Retry-After of SOURCE_UNAVAILABLE (the document gives no value). */
+const SOURCE_RETRY_AFTER_S = 5
+
 /**
  * Accepts a Run (Workflows and Runs, Run request rules 1-6): the workflow is available at the requested
  * published version, input within the JSON limits and the input_schema, limits within the caps, files
@@ -324,6 +353,8 @@ export function acceptRun(
       details: { workflow_id: workflow.id, reason: 'ACTION_REQUIRED' },
     })
   }
+  // RUN-036 (Run request rule 5): steps that read or write organization data beyond the publication grant.
+  dataWithinGrant(workflow)
   const input = body.input ?? {}
   // RUN-026, RUN-027: JSON limits before the schema (a deep value is never walked by the validator).
   const limitProblem = jsonLimitProblem(input)
@@ -342,6 +373,8 @@ export function acceptRun(
     })
   }
   const limits = runLimits(workflow, body.limits)
+  // RUN-035 (Run request rule 4): the organization data store checks the input; unreachable: no Run.
+  sourceReachable(workflow)
   const nowMs = deps.clock.nowMs()
   const runId = deps.ids.uuid()
   const fileIds = body.file_ids ?? []

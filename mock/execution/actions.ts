@@ -17,8 +17,10 @@ import {
   decisionAllowed,
   DEFAULT_ACTION_EXPIRY_S,
   defaultActionSpec,
+  type ActionSpec,
   type ApprovalMaterial,
 } from '../domain/actions.js'
+import { runFileExpiresAt } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
 import {
   getAction,
@@ -31,6 +33,7 @@ import {
   type ActionStatus,
 } from '../store/actions.js'
 import { getExecution, type ExecutionRecord } from '../store/executions.js'
+import { createArtifact } from '../store/files.js'
 import { finishExecution, setStatus, type ExecutionEvent } from './lifecycle.js'
 import type { ScenarioStep } from './scenarios.js'
 
@@ -55,13 +58,14 @@ export function requireAction(
   if (e.status !== 'RUNNING' && e.status !== 'QUEUED') return true
   const nowMs = deps.clock.nowMs()
   const limitDue = timeLimitDueAt(deps.db, e.id)
+  const id = deps.ids.uuid()
   const action: ActionRecord = {
-    id: deps.ids.uuid(),
+    id,
     execution_id: e.id,
     project_id: e.project_id,
     kind: spec.kind,
     status: 'PENDING',
-    material: spec.kind === 'APPROVAL' ? approvalMaterial(spec) : null,
+    material: spec.kind === 'APPROVAL' ? withReviewFiles(deps, e, id, spec) : null,
     questions: spec.kind === 'QUESTION' ? spec.questions : null,
     content_available: true,
     step_index: index,
@@ -79,6 +83,46 @@ export function requireAction(
   // STATE-023: REQUIRES_ACTION; the status listeners emit run.action_required with the action id.
   setStatus(deps, e, 'REQUIRES_ACTION')
   return true
+}
+
+/**
+ * The review material of an approval, its review files (ACT-021) stored as artifacts of the execution (kept
+ * as its result files are) and listed in review_files, so the content hash covers them.
+ */
+function withReviewFiles(
+  deps: Deps,
+  e: ExecutionRecord,
+  actionId: string,
+  spec: Extract<ActionSpec, { kind: 'APPROVAL' }>,
+): ApprovalMaterial {
+  const material = approvalMaterial(spec)
+  if (!spec.review_files) return material
+  const nowMs = deps.clock.nowMs()
+  const expiresAtMs = e.run ? runFileExpiresAt(e.run.deadline_at, e.run.retention_days) : undefined
+  material.review_files = spec.review_files.map((f) => {
+    const stored = createArtifact(deps.db, {
+      artifactId: deps.ids.uuid(),
+      fileId: deps.ids.uuid(),
+      projectId: e.project_id,
+      deploymentId: e.deployment_id,
+      sessionId: e.session_id,
+      executionId: e.id,
+      filename: f.filename,
+      mimeType: f.mime_type,
+      bytes: new Uint8Array(Buffer.from(f.text, 'utf8')),
+      nowMs,
+      expiresAtMs,
+      reviewActionId: actionId,
+    })
+    return {
+      artifact_id: stored.artifact_id!,
+      filename: stored.filename,
+      mime_type: stored.mime_type,
+      size_bytes: stored.size_bytes,
+      sha256: stored.sha256,
+    }
+  })
+  return material
 }
 
 /** Puts the script back on the clock: the steps after the action keep their spacing, counted from now. */

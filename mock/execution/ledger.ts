@@ -15,8 +15,9 @@ import {
   type CostCategory,
 } from '../domain/budgets.js'
 import { ApiError } from '../errors.js'
-import { getSession, type ExecutionRecord } from '../store/executions.js'
-import { getProject } from '../store/projects.js'
+import { getExecution, getSession, type ExecutionRecord } from '../store/executions.js'
+import type { StoredFile } from '../store/files.js'
+import { chargeProject, getProject } from '../store/projects.js'
 import { insertLedgerEntry, openCommitted, settledInWindow } from '../store/usage.js'
 
 /**
@@ -27,12 +28,7 @@ import { insertLedgerEntry, openCommitted, settledInWindow } from '../store/usag
 export function recordUsage(deps: Deps, e: ExecutionRecord): void {
   if (e.spent_su <= 0) return
   const nowMs = deps.clock.nowMs()
-  const runId =
-    e.kind === 'RUN'
-      ? e.id
-      : e.session_id === null
-        ? null
-        : (getSession(deps.db, e.session_id)?.workflow_run_id ?? null)
+  const runId = runOf(deps, e)
   const parts = splitByCategory(e.spent_su)
   for (const category of COST_CATEGORIES) {
     if (parts[category] <= 0) continue
@@ -48,6 +44,36 @@ export function recordUsage(deps: Deps, e: ExecutionRecord): void {
       settled_at: nowMs,
     })
   }
+}
+
+/** The Run an execution counts toward: itself, or the Run whose step holds its Session; else null. */
+function runOf(deps: Deps, e: ExecutionRecord): string | null {
+  if (e.kind === 'RUN') return e.id
+  return e.session_id === null ? null : (getSession(deps.db, e.session_id)?.workflow_run_id ?? null)
+}
+
+/**
+ * ART-003, BUD-009: consuming a download address costs the Project's `download_su` (fixture value; assumed
+ * amount), settled at once in the file_storage_transfer category and taken from the balance. The entry names
+ * the artifact's Deployment, Session and execution, so filtered usage shows it where the file belongs; the
+ * execution's own usage (settled when it ended) does not change. Issuing an address costs nothing.
+ */
+export function chargeDownload(deps: Deps, file: StoredFile): void {
+  const su = roundSu(getProject(deps.db, file.project_id)?.download_su ?? 0)
+  if (su <= 0) return
+  const e = file.execution_id === null ? undefined : getExecution(deps.db, file.execution_id)
+  insertLedgerEntry(deps.db, {
+    project_id: file.project_id,
+    execution_id: e?.id ?? null,
+    deployment_id: file.deployment_id,
+    session_id: file.session_id,
+    turn_id: e?.kind === 'TURN' ? e.id : null,
+    run_id: e ? runOf(deps, e) : null,
+    category: 'file_storage_transfer',
+    su,
+    settled_at: deps.clock.nowMs(),
+  })
+  chargeProject(deps.db, file.project_id, su)
 }
 
 /** One budget window as the control API shows it. */

@@ -69,7 +69,8 @@ export type OutputSpec = {
  * - action_required: a human answer or approval becomes necessary. In the private beta the facility is not
  *   provided, so the executor fails the execution with ACTION_REQUIRED_UNSUPPORTED. A Project with the
  *   facility (fixture `interactive_actions`, or POST /_mock/projects/{id}/interactive-actions) waits in
- *   REQUIRES_ACTION for `action` (default: a stage hold for a Run, a one-choice question for a Turn) until it
+ *   REQUIRES_ACTION for `action` (default: a stage hold for a Run, a one-choice question for a Turn; an
+ *   approval's `review_files` become Run artifacts read only with actions:approve) until it
  *   is resolved or `expires_after_s` (default 3600) passes; the later steps keep their spacing from the
  *   resolution (mock/execution/actions.ts).
  * - succeed: the execution ends on its own terms; the executor still applies the result rules (a missing
@@ -705,7 +706,7 @@ export const BUILTIN_SCENARIOS: readonly ScenarioDefinition[] = [
   {
     name: 'needs-approval',
     description:
-      '(Runs) RUNNING at 1; at 2 a STAGE_HOLD approval, at 4 a RESULT_CONFIRMATION of the produced result, SUCCEEDED 1 s after it is confirmed; without the interactive-action facility FAILED with ACTION_REQUIRED_UNSUPPORTED at 2',
+      '(Runs) RUNNING at 1; at 2 a STAGE_HOLD approval with a review file (invoices.csv), at 4 a RESULT_CONFIRMATION of the produced result, SUCCEEDED 1 s after it is confirmed; without the interactive-action facility FAILED with ACTION_REQUIRED_UNSUPPORTED at 2',
     applies_to: ['workflow'],
     steps: [
       { at: 1, step: 'running' },
@@ -721,6 +722,13 @@ export const BUILTIN_SCENARIOS: readonly ScenarioDefinition[] = [
           rows: [
             { customer: 'ACME', amount: 1200 },
             { customer: 'Globex', amount: 800 },
+          ],
+          review_files: [
+            {
+              filename: 'invoices.csv',
+              mime_type: 'text/csv',
+              text: 'customer,amount\nACME,1200\nGlobex,800\n',
+            },
           ],
         },
       },

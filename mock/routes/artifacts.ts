@@ -18,8 +18,14 @@ import { route } from '../http/route.js'
 import { rateLimit } from '../middleware/rate-limit.js'
 import { consumeDownload, insertDownloadToken, type StoredFile } from '../store/files.js'
 import { getProject } from '../store/projects.js'
-import { downloadGrant, downloadNotFound, visibleArtifact } from '../access/access.js'
+import {
+  downloadGrant,
+  downloadNotFound,
+  requireReviewPermission,
+  visibleArtifact,
+} from '../access/access.js'
 import { artifactDetail } from '../domain/file-views.js'
+import { chargeDownload } from '../execution/ledger.js'
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -52,6 +58,7 @@ const contentDisposition = (filename: string) =>
 export function artifactRoutes(app: Hono<Env>): void {
   route(app, 'getArtifact', (c, req) => {
     const a = visibleArtifact(c.var.deps, req.auth, req.params.artifact_id)
+    requireReviewPermission(req.auth, a)
     requireRetained(a, c.var.deps.clock.nowMs())
     requireReady(a, c.var.deps.clock.nowMs())
     return { status: 200, body: artifactDetail(a) }
@@ -62,9 +69,11 @@ export function artifactRoutes(app: Hono<Env>): void {
     const auth = req.auth
     const nowMs = clock.nowMs()
     const a = visibleArtifact(c.var.deps, auth, req.params.artifact_id)
+    // ACT-021: a review file of an approval also needs the action's approval permission (re-checked per issue).
+    requireReviewPermission(auth, a)
     requireRetained(a, nowMs)
     requireReady(a, nowMs)
-    // BUD-008: downloads need a balance of at least 50 SU; ART-003: issuing is not charged.
+    // BUD-008: downloads need a balance of at least 50 SU; ART-003: issuing is not charged (consuming is).
     if (!balanceAllowsFiles(getProject(db, auth.projectId)!.su_balance)) {
       throw new ApiError('MINIMUM_SU_REQUIRED', {
         message: `File operations need an account balance of at least ${MINIMUM_FILE_BALANCE_SU} SU (not charged).`,
@@ -98,7 +107,12 @@ export function artifactRoutes(app: Hono<Env>): void {
       c.set('auth', grant.auth)
       await rateLimit('read')(c, async () => {})
     }
-    const served = consumeDownload(deps.db, grant.tokenHash, artifactId, deps.clock.nowMs())
+    // ART-003: the address costs SU only now, when it is consumed (one charge: the token is used once).
+    const served = deps.db.tx(() => {
+      const consumed = consumeDownload(deps.db, grant.tokenHash, artifactId, deps.clock.nowMs())
+      if (consumed) chargeDownload(deps, consumed.file)
+      return consumed
+    })
     if (!served) throw downloadNotFound()
     // ART-007: Range is ignored: always the whole file, 200.
     return c.body(served.bytes, 200, {

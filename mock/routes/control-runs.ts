@@ -1,7 +1,8 @@
 /**
  * Control API extensions for Workflows and Runs (mock only, under /_mock): republish a workflow, stop it
- * (its non-terminal Runs end CANCELED with WORKFLOW_UNAVAILABLE) and make a Run's cancel end FAILED with
- * EXTERNAL_EFFECT_UNKNOWN. Mounted at /_mock by createApp.
+ * (its non-terminal Runs end CANCELED with WORKFLOW_UNAVAILABLE), change its organization data (grant, uses,
+ * store reachable: rehearse WORKFLOW_DATA_DENIED and SOURCE_UNAVAILABLE) and make a Run's cancel end FAILED
+ * with EXTERNAL_EFFECT_UNKNOWN. Mounted at /_mock by createApp.
  */
 import { Hono, type Context } from 'hono'
 import type { Env } from '../deps.js'
@@ -9,7 +10,15 @@ import { ApiError } from '../errors.js'
 import { body } from '../http/control-body.js'
 import { finishExecution } from '../execution/lifecycle.js'
 import { getExecution, openRunsOfWorkflow, saveExecution } from '../store/executions.js'
-import { getWorkflow, publishWorkflow, stopWorkflow, type Workflow } from '../store/workflows.js'
+import { DATA_SCOPE_PATTERN, type OrganizationData } from '../domain/organization-data.js'
+import { controlBodyAjv } from '../util/ajv.js'
+import {
+  getWorkflow,
+  publishWorkflow,
+  setOrganizationData,
+  stopWorkflow,
+  type Workflow,
+} from '../store/workflows.js'
 
 type PublishBody = Partial<Pick<Workflow, 'input_schema' | 'outputs' | 'steps' | 'allows_partial'>>
 
@@ -38,6 +47,19 @@ function isPublishBody(v: unknown): v is PublishBody {
   }
   return true
 }
+
+/** {grant?, uses?, source_reachable?}: lists of distinct `<source>:READ|WRITE` entries (at most 50). */
+const scopeList = {
+  type: 'array',
+  maxItems: 50,
+  uniqueItems: true,
+  items: { type: 'string', pattern: DATA_SCOPE_PATTERN.source },
+}
+const organizationDataBody = controlBodyAjv.compile<Partial<OrganizationData>>({
+  type: 'object',
+  additionalProperties: false,
+  properties: { grant: scopeList, uses: scopeList, source_reachable: { type: 'boolean' } },
+})
 
 const isEmpty = (v: unknown): v is Record<string, never> =>
   isObject(v) && Object.keys(v).length === 0
@@ -74,6 +96,19 @@ export function controlRunRoutes(): Hono<Env> {
       return runs.map((r) => r.id)
     })
     return c.json({ id: w.id, available: false, canceled })
+  })
+
+  // Organization data (Run request rules 4-5): fields given replace the current ones; a workflow that used
+  // none starts from an empty grant, nothing used and the store reachable. Accepted Runs are not affected.
+  app.post('/workflows/:workflow_id/organization-data', async (c) => {
+    const patch = await body(c, organizationDataBody)
+    const w = workflowOr404(c)
+    const next: OrganizationData = {
+      ...(w.organization_data ?? { grant: [], uses: [], source_reachable: true }),
+      ...patch,
+    }
+    c.var.deps.db.tx(() => setOrganizationData(c.var.deps.db, w.id, next))
+    return c.json({ id: w.id, organization_data: next })
   })
 
   // STATE-012: the Run's next (or pending) cancel cannot confirm an external effect and ends FAILED with

@@ -31,6 +31,8 @@ export type StoredFile = {
   status: 'READY'
   /** An artifact whose preparation ends later: not ready before this time (ARTIFACT_NOT_READY); else null. */
   ready_at: number | null
+  /** A review file of this approval action (ACT-021: read only with the approval permission); else null. */
+  review_action_id: string | null
   created_at: number
   expires_at: number
   deleted: boolean
@@ -40,7 +42,8 @@ export type StoredFile = {
 type FileRow = Omit<StoredFile, 'deleted' | 'released'> & { deleted: number; released: number }
 
 const COLUMNS = `id, kind, artifact_id, project_id, deployment_id, session_id, execution_id, bound_to,
-  filename, mime_type, size_bytes, sha256, status, ready_at, created_at, expires_at, deleted, released`
+  filename, mime_type, size_bytes, sha256, status, ready_at, review_action_id, created_at, expires_at, deleted,
+  released`
 
 const toFile = (r: FileRow): StoredFile => ({
   ...r,
@@ -77,6 +80,7 @@ function insertRow(
     artifactId?: string
     executionId?: string | null
     readyAtMs?: number
+    reviewActionId?: string
   },
 ): StoredFile {
   const row: FileRow = {
@@ -94,6 +98,7 @@ function insertRow(
     sha256: sha256Hex(f.bytes),
     status: 'READY',
     ready_at: f.readyAtMs ?? null,
+    review_action_id: f.reviewActionId ?? null,
     created_at: f.nowMs,
     expires_at: f.expiresAtMs,
     deleted: 0,
@@ -102,7 +107,7 @@ function insertRow(
   db.stmt(
     `INSERT INTO files (${COLUMNS}, bytes) VALUES (@id, @kind, @artifact_id, @project_id, @deployment_id,
        @session_id, @execution_id, @bound_to, @filename, @mime_type, @size_bytes, @sha256, @status, @ready_at,
-       @created_at, @expires_at, @deleted, @released, @bytes)`,
+       @review_action_id, @created_at, @expires_at, @deleted, @released, @bytes)`,
   ).run({ ...row, bytes: Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength) })
   addStorage(db, f.projectId, row.size_bytes)
   return toFile(row)
@@ -123,6 +128,8 @@ export type NewArtifact = Omit<NewFile, 'id' | 'expiresAtMs'> & {
   expiresAtMs?: number
   /** A file still being prepared: ready at this time (ARTIFACT_NOT_READY before). */
   readyAtMs?: number
+  /** A review file of this approval action (ACT-021). */
+  reviewActionId?: string
 }
 
 /**

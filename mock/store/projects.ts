@@ -15,6 +15,8 @@ export type Project = {
   storage_limit_bytes: number
   /** Accepted executions that may wait for a slot before 429 CONCURRENCY_LIMIT (assumed). */
   max_waiting_executions: number
+  /** ART-003: SU charged when one of its download addresses is consumed (file_storage_transfer; assumed). */
+  download_su: number
 }
 
 export type ApiKey = {
@@ -53,8 +55,8 @@ const toApiKey = ({ position: _, scopes_json, deployment_ids_json, ...r }: ApiKe
 
 export function insertProject(db: Db, p: Project, position: number): void {
   db.stmt(
-    `INSERT INTO projects (id, position, name, approved, owner_token, su_balance, daily_budget_su, monthly_budget_su, storage_limit_bytes, max_waiting_executions)
-     VALUES (@id, @position, @name, @approved, @owner_token, @su_balance, @daily_budget_su, @monthly_budget_su, @storage_limit_bytes, @max_waiting_executions)`,
+    `INSERT INTO projects (id, position, name, approved, owner_token, su_balance, daily_budget_su, monthly_budget_su, storage_limit_bytes, max_waiting_executions, download_su)
+     VALUES (@id, @position, @name, @approved, @owner_token, @su_balance, @daily_budget_su, @monthly_budget_su, @storage_limit_bytes, @max_waiting_executions, @download_su)`,
   ).run({ ...p, position, approved: p.approved ? 1 : 0 })
 }
 

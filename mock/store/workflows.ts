@@ -3,6 +3,7 @@
  * result contract, limits and the publication facts the Run engine needs: steps, partial results, approval).
  */
 import type { ErrorCode } from '../../spec/index.js'
+import type { OrganizationData } from '../domain/organization-data.js'
 import type { Db } from './db.js'
 import type { OutputContract } from './deployments.js'
 
@@ -29,6 +30,8 @@ export type Workflow = {
   steps: number
   allows_partial: boolean
   needs_approval: boolean
+  /** Its organization data (grant, uses, store reachable); null when it uses none. */
+  organization_data: OrganizationData | null
 }
 
 type WorkflowRow = {
@@ -45,6 +48,7 @@ type WorkflowRow = {
   steps: number
   allows_partial: number
   needs_approval: number
+  organization_data_json: string | null
 }
 
 const toWorkflow = (r: WorkflowRow): Workflow => ({
@@ -60,14 +64,20 @@ const toWorkflow = (r: WorkflowRow): Workflow => ({
   steps: r.steps,
   allows_partial: r.allows_partial === 1,
   needs_approval: r.needs_approval === 1,
+  organization_data:
+    r.organization_data_json === null
+      ? null
+      : (JSON.parse(r.organization_data_json) as OrganizationData),
 })
 
 export function insertWorkflow(db: Db, w: Workflow, position: number): void {
   db.stmt(
     `INSERT INTO workflows (id, position, project_id, name, published_version, available, error_code,
-       input_schema_json, outputs_json, limits_json, steps, allows_partial, needs_approval)
+       input_schema_json, outputs_json, limits_json, steps, allows_partial, needs_approval,
+       organization_data_json)
      VALUES (@id, @position, @project_id, @name, @published_version, @available, @error_code,
-       @input_schema_json, @outputs_json, @limits_json, @steps, @allows_partial, @needs_approval)`,
+       @input_schema_json, @outputs_json, @limits_json, @steps, @allows_partial, @needs_approval,
+       @organization_data_json)`,
   ).run({
     id: w.id,
     position,
@@ -82,6 +92,8 @@ export function insertWorkflow(db: Db, w: Workflow, position: number): void {
     steps: w.steps,
     allows_partial: w.allows_partial ? 1 : 0,
     needs_approval: w.needs_approval ? 1 : 0,
+    organization_data_json:
+      w.organization_data === null ? null : JSON.stringify(w.organization_data),
   })
 }
 
@@ -126,6 +138,15 @@ export function publishWorkflow(
     id,
   )
   return next
+}
+
+/** Replaces a Workflow's organization data (control API); false when there is no such Workflow. */
+export function setOrganizationData(db: Db, id: string, od: OrganizationData): boolean {
+  return (
+    db
+      .stmt('UPDATE workflows SET organization_data_json = ? WHERE id = ?')
+      .run(JSON.stringify(od), id).changes > 0
+  )
 }
 
 /** Stops a Workflow (control API): available false with the given error code. */

@@ -201,10 +201,18 @@ function attemptHandler(payload: AttemptPayload, ctx: TimerContext): SideEffect 
   }
   const url = endpoint.url
   const allowInsecure = deps.config.allowInsecureWebhooks
+  const trustedCa = deps.config.webhookCa
   // After commit: queue the send and return at once; the advance goes on with the next timer.
   return function queueSend() {
     deps.deliveries.submit(d.id, d.project_id, async (signal) => {
-      const outcome = await sendNotification({ url, body: bytes, headers, allowInsecure, signal })
+      const outcome = await sendNotification({
+        url,
+        body: bytes,
+        headers,
+        allowInsecure,
+        trustedCa,
+        signal,
+      })
       // Aborted by a reset (the delivery is gone) or a close (a reopened store settles it by timer).
       if (signal.aborted || !db.raw.open) return
       db.tx(() => {

@@ -8,6 +8,7 @@ import { lookup } from 'node:dns/promises'
 import { request as httpRequest, type IncomingMessage } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { isIP, type LookupFunction } from 'node:net'
+import { rootCertificates } from 'node:tls'
 import { bareHost, isPublicAddress, refusedHostName } from './network-rules.js'
 
 /** Limits > Time limits: one send takes at most 20 seconds including DNS (WHN-027). */
@@ -36,6 +37,11 @@ export type SendInput = {
   body: Uint8Array
   headers: Record<string, string>
   allowInsecure: boolean
+  /**
+   * PEM certificates trusted beside the default root CAs (--webhook-ca): a local HTTPS receiver's own CA or
+   * self-signed certificate. The certificate is still verified, its host name included.
+   */
+  trustedCa?: string
   timeoutMs?: number
   /** Aborts the send early (the mock resets or closes); the outcome then reads TIMEOUT and is not recorded. */
   signal?: AbortSignal
@@ -140,7 +146,9 @@ export async function sendNotification(input: SendInput): Promise<AttemptOutcome
         lookup: pinned,
         signal,
         agent: false,
+        // WHN-024: certificate verification is never switched off; a failure is TLS_ERROR.
         rejectUnauthorized: true,
+        ...(https && input.trustedCa ? { ca: [...rootCertificates, input.trustedCa] } : {}),
       },
       (res: IncomingMessage) => {
         const status = res.statusCode ?? 0

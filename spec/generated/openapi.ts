@@ -1424,6 +1424,17 @@ export interface components {
             }[];
             stage_key?: string;
             summary?: string;
+            /** @description Assumed field (the document says a review file is read through artifact download with artifacts:read and the action's approval permission, not where it is listed): the files a person reviews for this decision. Each is an artifact of the Run; GET /v1/artifacts/{artifact_id} and its download need artifacts:read plus actions:approve (403 INSUFFICIENT_SCOPE without it). */
+            review_files?: components["schemas"]["ReviewFile"][];
+        };
+        /** @description A review file of an approval action (assumed shape), read through artifact download. */
+        ReviewFile: {
+            /** Format: uuid */
+            artifact_id: string;
+            filename: string;
+            mime_type: string;
+            size_bytes: number;
+            sha256: components["schemas"]["Sha256"];
         };
         /** @enum {string} */
         ApprovalDecision: "APPROVE" | "SKIP" | "REJECT_JOB" | "CONFIRM";

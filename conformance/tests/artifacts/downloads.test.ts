@@ -32,11 +32,23 @@ const fetchUrl = (url: string, headers?: Record<string, string>) => target.api.g
 const bytesOf = (res: ApiResponse): Buffer =>
   Buffer.isBuffer(res.body) ? res.body : Buffer.from(res.text, 'utf8')
 
-async function balance(): Promise<number> {
+/** The world's Project as the control API shows it (balance and the mock's download charge). */
+async function project(): Promise<{ su_balance: number; download_su: number }> {
   const { projects } = await target.control!.fixtures()
-  return (
-    projects.find((p) => p.id === target.world.projectId) as unknown as { su_balance: number }
-  ).su_balance
+  return projects.find((p) => p.id === target.world.projectId) as unknown as {
+    su_balance: number
+    download_su: number
+  }
+}
+
+const balance = async (): Promise<number> => (await project()).su_balance
+
+/** Settled SU of the file_storage_transfer category in GET /v1/usage (with a filter query). */
+async function transferSu(query = ''): Promise<number> {
+  const res = await target.api.get(`/v1/usage${query}`, { key: target.world.keys.full })
+  expect(res.status, res.text.slice(0, 300)).toBe(200)
+  const body = res.body as { categories: Record<string, { settled_su: number }> }
+  return body.categories.file_storage_transfer?.settled_su ?? 0
 }
 
 describe('artifact downloads', () => {
@@ -165,6 +177,34 @@ describe('artifact downloads', () => {
     const before = await balance()
     for (let i = 0; i < 3; i++) await issued(a.artifact_id)
     expect(await balance()).toBe(before)
+  })
+
+  it(`${req('ART-003', 'BUD-009', 'BUD-006')} charges an address when it is consumed, once, in file_storage_transfer`, async (ctx) => {
+    mockControl(target, ctx)
+    // The amount is the mock's fixture value (the document names none), read from the fixtures, never typed.
+    const amount = (await project()).download_su
+    expect(amount).toBeGreaterThan(0)
+    const a = await makeArtifact(target)
+    const filter = `?deployment_id=${target.world.deployments.active}`
+    const [before, beforeFiltered, beforeBalance] = [
+      await transferSu(),
+      await transferSu(filter),
+      await balance(),
+    ]
+    const first = await issued(a.artifact_id)
+    const second = await issued(a.artifact_id)
+    expect(await transferSu()).toBe(before)
+    expect((await fetchUrl(first.url)).status).toBe(200)
+    const after = await transferSu()
+    expect(after).toBeCloseTo(before + amount, 6)
+    expect(await transferSu(filter)).toBeCloseTo(beforeFiltered + amount, 6)
+    expect(await balance()).toBeCloseTo(beforeBalance - amount, 6)
+    // A used address answers 404 and costs nothing more; an address never consumed costs nothing.
+    expectError(await fetchUrl(first.url), 'NOT_FOUND')
+    await target.control!.advance(61)
+    expectError(await fetchUrl(second.url), 'NOT_FOUND')
+    expect(await transferSu()).toBeCloseTo(after, 6)
+    expect(await balance()).toBeCloseTo(beforeBalance - amount, 6)
   })
 
   it(`${req('BUD-008', 'ERR-079')} refuses to issue an address below 50 SU with 402 MINIMUM_SU_REQUIRED`, async (ctx) => {
