@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { httpRounds, medianOf, writeBareRoutes, type Row } from './http.js'
+import { ENDPOINTS, httpRounds, medianOf, writeBareRoutes, type Row } from './http.js'
 import { ROOT, startBareHono, startMock, startPrism, type Target } from './targets.js'
 import { prepareWorld, writeBenchWorld } from './world.js'
 
@@ -18,6 +18,7 @@ const { values } = parseArgs({
     duration: { type: 'string' },
     connections: { type: 'string', default: '32' },
     only: { type: 'string' },
+    endpoint: { type: 'string' },
     'no-prism': { type: 'boolean', default: false },
   },
 })
@@ -41,7 +42,16 @@ try {
   targets.push(await startBareHono(writeBareRoutes(prepared)))
   if (!values['no-prism']) targets.push(await startPrism())
   log(`targets: ${targets.map((t) => `${t.name} (${t.url}, pid ${t.pid})`).join(', ')}`)
-  const rows = await httpRounds(targets, mock, prepared, { rounds, durationS, connections }, log)
+  const endpoints = ENDPOINTS.filter(
+    (e) => !values.endpoint || e.name.toLowerCase().includes(values.endpoint.toLowerCase()),
+  )
+  const rows = await httpRounds(
+    targets,
+    mock,
+    prepared,
+    { rounds, durationS, connections, endpoints },
+    log,
+  )
   printTable(rows)
 } finally {
   await Promise.all(targets.map((t) => t.stop()))
