@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the mock over real HTTP against bare Hono and Prism (interleaved rounds, medians), then the
  * scale benches; prints one summary line and writes BENCHMARKS.md. Not a test: nothing here asserts a timing.
- * `--quick`: a short run (fewer, shorter rounds; smaller scale steps). `--only http,sse,...` picks sections.
+ * `--profile <dir>`: the mock runs under node --cpu-prof (its profile lands in dir). `--quick`: a short run (fewer, shorter rounds; smaller scale steps). `--only http,sse,...` picks sections.
  * Needs dist/ (`npm run build`): the mock is started as `npm start` starts it.
  */
 import { existsSync } from 'node:fs'
@@ -19,6 +19,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '32' },
     only: { type: 'string' },
     endpoint: { type: 'string' },
+    'no-hono': { type: 'boolean', default: false },
+    profile: { type: 'string' },
     'no-prism': { type: 'boolean', default: false },
   },
 })
@@ -36,10 +38,10 @@ if (!existsSync(join(ROOT, 'dist/mock/main.js'))) {
 const targets: Target[] = []
 try {
   const world = writeBenchWorld()
-  const mock = await startMock(['--clock', 'manual', '--fixtures', world])
+  const mock = await startMock(['--clock', 'manual', '--fixtures', world], values.profile)
   targets.push(mock)
   const prepared = await prepareWorld(mock.url)
-  targets.push(await startBareHono(writeBareRoutes(prepared)))
+  if (!values['no-hono']) targets.push(await startBareHono(writeBareRoutes(prepared)))
   if (!values['no-prism']) targets.push(await startPrism())
   log(`targets: ${targets.map((t) => `${t.name} (${t.url}, pid ${t.pid})`).join(', ')}`)
   const endpoints = ENDPOINTS.filter(

@@ -117,13 +117,17 @@ export async function spawnTarget(
   }
 }
 
-/** The mock as `npm start` runs it: the built dist/mock/main.js under node. */
-export async function startMock(args: string[] = []): Promise<Target> {
+/**
+ * The mock as `npm start` runs it: the built dist/mock/main.js under node. `profileDir`: node --cpu-prof
+ * writes the mock's CPU profile there when it stops.
+ */
+export async function startMock(args: string[] = [], profileDir?: string): Promise<Target> {
   const port = await freePort()
   return spawnTarget(
     'mock',
     process.execPath,
     [
+      ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
       'dist/mock/main.js',
       '--port',
       String(port),
