@@ -22,6 +22,8 @@ export type Target = {
   cpuMs(): number | undefined
   /** Resident memory in bytes. */
   rssBytes(): number | undefined
+  /** What the process printed so far. */
+  output(): string
   stop(): Promise<void>
 }
 
@@ -82,7 +84,7 @@ export async function spawnTarget(
       reject(new Error(`${name} did not start within ${opts.timeoutMs ?? 30_000} ms:\n${output}`))
     }, opts.timeoutMs ?? 30_000)
     const onData = (chunk: Buffer) => {
-      output += chunk.toString()
+      if (output.length < 100_000) output += chunk.toString()
       if (opts.ready.test(output)) {
         clearTimeout(timer)
         resolve()
@@ -96,9 +98,7 @@ export async function spawnTarget(
     })
   })
   const startedMs = Number(process.hrtime.bigint() - started) / 1e6
-  // Keep draining its output so that a chatty server never blocks on a full pipe.
-  child.stdout!.resume()
-  child.stderr!.resume()
+  // The listeners above keep draining its output (kept up to 100 kB), so a chatty server never blocks.
   const pid = child.pid!
   return {
     name,
@@ -107,6 +107,7 @@ export async function spawnTarget(
     startedMs,
     cpuMs: () => cpuMsOf(pid),
     rssBytes: () => rssOf(pid),
+    output: () => output,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve()

@@ -1,0 +1,33 @@
+/**
+ * A mock holding `n` stored Sessions, served over HTTP for the store-size bench: node --import tsx
+ * scripts/bench/store-server.ts <world.json> <n>. Fills the store through the app (each Session a Turn that
+ * runs to its end), then prints `listening on <url> turn=<status_url>`.
+ */
+import { createMock } from '../../mock/index.js'
+import { fillSessions } from './scale.js'
+import { DEPLOYMENT, JSON_AUTH, SESSION_BODY } from './world.js'
+
+const [world, countText] = process.argv.slice(2)
+const n = Number(countText)
+const mock = await createMock({ fixtures: world, rateLimits: false })
+const filled = await fillSessions(mock, n, { tag: 'fill', drainEvery: 500 })
+await mock.clock.advance(3600)
+const res = await mock.app.request(`/v1/deployments/${DEPLOYMENT}/sessions`, {
+  method: 'POST',
+  headers: { ...JSON_AUTH, 'Idempotency-Key': 'measured' },
+  body: SESSION_BODY,
+})
+const { status_url } = (await res.json()) as { status_url: string }
+await mock.clock.advance(60)
+const served = await mock.listen({ port: 0, host: '127.0.0.1' })
+process.stdout.write(
+  `accepted ${filled.accepted} refused ${JSON.stringify(filled.refused)}\nlistening on ${served.url} turn=${status_url}\n`,
+)
+const stop = () => {
+  void served.close().then(() => {
+    mock.close()
+    process.exit(0)
+  })
+}
+process.on('SIGTERM', stop)
+process.on('SIGINT', stop)
