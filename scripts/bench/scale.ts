@@ -14,7 +14,7 @@ const ms = (since: bigint) => Number(process.hrtime.bigint() - since) / 1e6
 export async function fillSessions(
   mock: Mock,
   n: number,
-  opts: { tag: string; drainEvery?: number },
+  opts: { tag: string; drainEvery?: number; drainSeconds?: number },
 ): Promise<{ accepted: number; refused: Record<number, number> }> {
   let accepted = 0
   const refused: Record<number, number> = {}
@@ -29,7 +29,7 @@ export async function fillSessions(
     else refused[res.status] = (refused[res.status] ?? 0) + 1
     // Drain the waiting queue (2 run at a time, about 5 virtual seconds each) before it reaches its cap.
     if (opts.drainEvery && i % opts.drainEvery === opts.drainEvery - 1)
-      await mock.clock.advance(opts.drainEvery * 3)
+      await mock.clock.advance(opts.drainSeconds ?? opts.drainEvery * 3)
   }
   return { accepted, refused }
 }

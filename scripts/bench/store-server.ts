@@ -1,7 +1,7 @@
 /**
  * A mock holding `n` stored Sessions, served over HTTP for the store-size bench: node --import tsx
  * scripts/bench/store-server.ts <world.json> <n>. Fills the store through the app (each Session a Turn that
- * runs to its end), then prints `listening on <url> turn=<status_url>`.
+ * runs to its end, 1,000 a virtual day), then prints `listening on <url> turn=<status_url>`.
  */
 import { createMock } from '../../mock/index.js'
 import { fillSessions } from './scale.js'
@@ -10,7 +10,9 @@ import { DEPLOYMENT, JSON_AUTH, SESSION_BODY } from './world.js'
 const [world, countText] = process.argv.slice(2)
 const n = Number(countText)
 const mock = await createMock({ fixtures: world, rateLimits: false })
-const filled = await fillSessions(mock, n, { tag: 'fill', drainEvery: 500 })
+// 1,000 Sessions a virtual day: an acceptance sums the SU its Project settled that UTC day (budget rule), so a
+// store filled in one day would make each acceptance slower than the last; a busy Project's days are bounded.
+const filled = await fillSessions(mock, n, { tag: 'fill', drainEvery: 1000, drainSeconds: 86_400 })
 await mock.clock.advance(3600)
 const res = await mock.app.request(`/v1/deployments/${DEPLOYMENT}/sessions`, {
   method: 'POST',
