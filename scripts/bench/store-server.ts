@@ -1,11 +1,15 @@
 /**
- * A mock holding `n` stored Sessions, served over HTTP for the store-size bench: node --import tsx
+ * A mock holding `n` stored Sessions (the built mock, dist/), served over HTTP for the store-size bench: node --import tsx
  * scripts/bench/store-server.ts <world.json> <n>. Fills the store through the app (each Session a Turn that
  * runs to its end, 1,000 a virtual day), then prints `listening on <url> turn=<status_url>`.
  */
-import { createMock } from '../../mock/index.js'
 import { fillSessions } from './scale.js'
 import { DEPLOYMENT, JSON_AUTH, SESSION_BODY } from './world.js'
+
+// The built mock (dist/), as users run it; fillSessions only uses its app and clock.
+const { createMock } = (await import(
+  new URL('../../dist/mock/index.js', import.meta.url).href
+)) as typeof import('../../mock/index.js')
 
 const [world, countText] = process.argv.slice(2)
 const n = Number(countText)
