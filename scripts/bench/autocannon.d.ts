@@ -30,6 +30,8 @@ declare module 'autocannon' {
     requests: Histogram & { total: number; sent: number }
     latency: Histogram
     duration: number
+    start: Date
+    finish: Date
     errors: number
     timeouts: number
     non2xx: number

@@ -131,8 +131,10 @@ export async function measure(
   })
   const cpuAfter = target.cpuMs()
   const total = result.requests.total
+  // autocannon's `duration` is in whole seconds: a bounded (amount) run is timed from its start and finish.
+  const seconds = (result.finish.getTime() - result.start.getTime()) / 1000
   return {
-    reqPerS: total / result.duration,
+    reqPerS: total / seconds,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     cpuUsPerReq:
@@ -157,7 +159,7 @@ export function writeBareRoutes(p: Prepared): string {
  */
 export async function httpRounds(
   targets: Target[],
-  mock: Target,
+  mocks: Target[],
   prepared: Prepared,
   opts: { rounds: number; durationS: number; connections: number; endpoints?: Endpoint[] },
   progress: (line: string) => void,
@@ -166,11 +168,11 @@ export async function httpRounds(
   // Warm-up (not recorded): every target's JIT sees every endpoint before the first measured round.
   for (const e of endpoints)
     for (const t of targets) {
-      if (t === mock && e.resetBefore) await prepareWorld(mock.url)
+      if (mocks.includes(t) && e.resetBefore) await prepareWorld(t.url)
       await measure(t, e.requests(prepared, -1), {
         connections: opts.connections,
         durationS: 1,
-        amount: t === mock && e.amount ? Math.floor(e.amount / 2) : undefined,
+        amount: mocks.includes(t) && e.amount ? Math.floor(e.amount / 2) : undefined,
         tag: `warm-${t.name}`,
       })
     }
@@ -181,8 +183,8 @@ export async function httpRounds(
   for (let round = 0; round < opts.rounds; round++) {
     for (const e of endpoints) {
       for (const t of targets) {
-        if (t === mock && e.resetBefore) {
-          const again = await prepareWorld(mock.url)
+        if (mocks.includes(t) && e.resetBefore) {
+          const again = await prepareWorld(t.url)
           if (again.turnPath !== prepared.turnPath || again.runPath !== prepared.runPath)
             throw new Error('the reset world no longer has the measured ids')
         }
@@ -190,7 +192,7 @@ export async function httpRounds(
           connections: opts.connections,
           durationS: opts.durationS,
           // The mock's fresh-key round is bounded by its waiting cap; the stateless targets run the duration.
-          amount: t === mock ? e.amount : undefined,
+          amount: mocks.includes(t) ? e.amount : undefined,
           tag: `r${round}-${t.name}`,
         })
         rows.find((r) => r.endpoint === e.name && r.target === t.name)!.samples.push(sample)

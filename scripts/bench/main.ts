@@ -29,6 +29,7 @@ const { values } = parseArgs({
     'no-hono': { type: 'boolean', default: false },
     'no-prism': { type: 'boolean', default: false },
     profile: { type: 'string' },
+    baseline: { type: 'string' },
     out: { type: 'string', default: 'BENCHMARKS.md' },
   },
 })
@@ -42,6 +43,7 @@ const results: Results = {
   rounds: Number(values.rounds ?? (quick ? 1 : 3)),
   durationS: Number(values.duration ?? (quick ? 2 : 5)),
   connections: Number(values.connections),
+  baseline: values.baseline,
 }
 const log = (line: string) => process.stdout.write(`${line}\n`)
 
@@ -60,7 +62,20 @@ if (sections.has('http') || sections.has('sse') || sections.has('webhooks')) {
     )
     targets.push(mock)
     const prepared = await prepareWorld(mock.url)
+    const mocks = [mock]
     if (sections.has('http')) {
+      // --baseline <dir>: another build of the mock (e.g. an earlier commit), measured in the same rounds.
+      if (values.baseline) {
+        const before = await startMock(['--clock', 'manual', '--fixtures', world], undefined, {
+          name: 'mock (baseline)',
+          root: values.baseline,
+        })
+        targets.push(before)
+        mocks.push(before)
+        const again = await prepareWorld(before.url)
+        if (again.turnPath !== prepared.turnPath || again.runPath !== prepared.runPath)
+          throw new Error('the baseline mock does not give the measured ids')
+      }
       if (!values['no-hono']) targets.push(await startBareHono(writeBareRoutes(prepared)))
       if (!values['no-prism']) targets.push(await startPrism())
       log(`targets: ${targets.map((t) => `${t.name} (${t.url}, pid ${t.pid})`).join(', ')}`)
@@ -69,7 +84,7 @@ if (sections.has('http') || sections.has('sse') || sections.has('webhooks')) {
       )
       results.http = await httpRounds(
         targets,
-        mock,
+        mocks,
         prepared,
         {
           rounds: results.rounds,

@@ -17,6 +17,8 @@ export type Results = {
   rounds: number
   durationS: number
   connections: number
+  /** --baseline: the root of another build measured beside the mock. */
+  baseline?: string
   http?: Row[]
   sse?: FanOutResult
   webhooks?: WebhookResult
@@ -42,7 +44,7 @@ const f0 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '?' 
 const f1 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '?' : x.toFixed(1))
 const f2 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '?' : x.toFixed(2))
 
-type Ratios = { endpoint: string; mock: Sample; hono?: Sample; prism?: Sample }
+type Ratios = { endpoint: string; mock: Sample; hono?: Sample; prism?: Sample; baseline?: Sample }
 
 export function ratios(rows: Row[]): Ratios[] {
   const endpoints = [...new Set(rows.map((r) => r.endpoint))]
@@ -55,6 +57,7 @@ export function ratios(rows: Row[]): Ratios[] {
     mock: of(e, 'mock')!,
     hono: of(e, 'bare Hono'),
     prism: of(e, 'Prism'),
+    baseline: of(e, 'mock (baseline)'),
   }))
 }
 
@@ -172,6 +175,18 @@ export function benchmarksMarkdown(r: Results): string {
       ),
       '',
     )
+    if (ratios(r.http).some((x) => x.baseline))
+      lines.push(
+        `The baseline (\`--baseline ${r.baseline ?? ''}\`, another build of the mock) in the same rounds:`,
+        '',
+        '| endpoint | baseline req/s | CPU µs | × Hono | mock req/s | CPU µs | × Hono |',
+        '|---|---:|---:|---:|---:|---:|---:|',
+        ...ratios(r.http).map(
+          (x) =>
+            `| ${x.endpoint} | ${f0(x.baseline?.reqPerS)} | ${f0(x.baseline?.cpuUsPerReq)} | ${f2(x.baseline && x.hono ? x.baseline.reqPerS / x.hono.reqPerS : undefined)} | ${f0(x.mock.reqPerS)} | ${f0(x.mock.cpuUsPerReq)} | ${f2(x.hono ? x.mock.reqPerS / x.hono.reqPerS : undefined)} |`,
+        ),
+        '',
+      )
     const bad = ratios(r.http).filter((x) => x.mock.non2xx + x.mock.errors > 0)
     if (bad.length)
       lines.push(
@@ -269,7 +284,8 @@ export function benchmarksMarkdown(r: Results): string {
     '```',
     '',
     'Sections (`--only`, comma-separated): http, sse, webhooks, virtual-time, store, instances, startup.',
-    '`--no-prism`, `--no-hono`, `--rounds n`, `--duration s`, `--connections n`, `--out <file>` (default BENCHMARKS.md).',
+    '`--no-prism`, `--no-hono`, `--rounds n`, `--duration s`, `--connections n`, `--out <file>` (default BENCHMARKS.md),',
+    '`--baseline <dir>`: another build of the mock (a checkout with its `dist/`) measured in the same rounds.',
     '',
   )
   return lines.join('\n')

@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -122,14 +123,18 @@ export async function spawnTarget(
  * The mock as `npm start` runs it: the built dist/mock/main.js under node. `profileDir`: node --cpu-prof
  * writes the mock's CPU profile there when it stops.
  */
-export async function startMock(args: string[] = [], profileDir?: string): Promise<Target> {
+export async function startMock(
+  args: string[] = [],
+  profileDir?: string,
+  baseline?: { name: string; root: string },
+): Promise<Target> {
   const port = await freePort()
   return spawnTarget(
-    'mock',
+    baseline?.name ?? 'mock',
     process.execPath,
     [
       ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
-      'dist/mock/main.js',
+      baseline ? resolve(baseline.root, 'dist/mock/main.js') : 'dist/mock/main.js',
       '--port',
       String(port),
       '--host',
