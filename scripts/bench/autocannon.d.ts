@@ -14,6 +14,7 @@ declare module 'autocannon' {
     headers?: Record<string, string>
     body?: string
     setupRequest?: (req: Request, context: Record<string, unknown>) => Request
+    onResponse?: (status: number, body: string, context: Record<string, unknown>) => void
   }
   export type Options = {
     url: string

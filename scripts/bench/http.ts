@@ -121,6 +121,12 @@ export async function measure(
       ...req,
       headers: { ...req.headers, 'Idempotency-Key': `${opts.tag}-${n++}` },
     })
+  // A bounded (amount) run ends on autocannon's next one-second tick: it is timed to its last response.
+  const started = process.hrtime.bigint()
+  let lastAnswer = started
+  request.onResponse = () => {
+    lastAnswer = process.hrtime.bigint()
+  }
   const cpuBefore = target.cpuMs()
   const result = await autocannon({
     url: target.url,
@@ -131,8 +137,9 @@ export async function measure(
   })
   const cpuAfter = target.cpuMs()
   const total = result.requests.total
-  // autocannon's `duration` is in whole seconds: a bounded (amount) run is timed from its start and finish.
-  const seconds = (result.finish.getTime() - result.start.getTime()) / 1000
+  const seconds = opts.amount
+    ? Number(lastAnswer - started) / 1e9
+    : (result.finish.getTime() - result.start.getTime()) / 1000
   return {
     reqPerS: total / seconds,
     p50Ms: result.latency.p50,
