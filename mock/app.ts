@@ -7,6 +7,7 @@ import { Hono } from 'hono'
 import { TrieRouter } from 'hono/router/trie-router'
 import type { Deps, Env } from './deps.js'
 import { ApiError, ConnectionDropped, errorResponse } from './errors.js'
+import { readVars } from './http/context-vars.js'
 import { carriesGatedKey } from './middleware/api-key.js'
 import { controlToken } from './middleware/control-token.js'
 import { noteControlWrites } from './inspector/change-sources.js'
@@ -65,6 +66,7 @@ export function createApp(deps: Deps): Hono<Env> {
 
   app.use('*', async function injectDeps(c, next) {
     c.set('deps', deps)
+    readVars(c)
     await next()
   })
   app.use('*', requestId())

@@ -17,8 +17,14 @@ import { getRequestListener } from '@hono/node-server'
 import type { Deps } from './deps.js'
 import { ApiError, ConnectionDropped, errorEnvelope } from './errors.js'
 
+/** What the app is told about a request served over Node HTTP (Hono's c.env): its IncomingMessage. */
+export type NodeBindings = { incoming: object }
+
 /** What a server needs of a mock instance. */
-export type Servable = { fetch: (request: Request) => Response | Promise<Response>; deps: Deps }
+export type Servable = {
+  fetch: (request: Request, env?: NodeBindings) => Response | Promise<Response>
+  deps: Deps
+}
 
 const REASONS: Record<number, string> = {
   400: 'Bad Request',
@@ -60,7 +66,7 @@ export function createServer(mock: Servable): Server {
   const serveApp = getRequestListener(
     async (request: Request, env: { incoming: { socket: Socket | null } }) => {
       try {
-        return await mock.fetch(request)
+        return await mock.fetch(request, { incoming: env.incoming })
       } catch (error) {
         // A fault rule's drop (mock/faults/rules.ts): the connection closes with no answer at all.
         if (error instanceof ConnectionDropped) env.incoming.socket?.destroy()

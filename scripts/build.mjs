@@ -6,7 +6,17 @@
 // is missing or older than a source file, so `npm start` runs the built server on a fresh clone too.
 // Plain JavaScript on purpose: it runs before anything is built, and without tsx.
 import { spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import {
+  chmodSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
+import { isDeepStrictEqual } from 'node:util'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -51,4 +61,18 @@ const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.buil
 })
 if (result.status !== 0) process.exit(result.status ?? 1)
 for (const bin of BINS) chmodSync(join(root, bin), 0o755)
+// A JSON copy of spec/openapi.yaml beside the built loader (dist/spec/openapi.json), keyed by the YAML's
+// SHA-256: the built mock parses JSON at start instead of YAML (spec/openapi.ts; a changed YAML is never
+// served from a stale copy). The copy must read back as exactly what the YAML parser gives.
+{
+  const { parse } = await import('yaml')
+  const text = readFileSync(join(root, 'spec', 'openapi.yaml'), 'utf8')
+  const document = parse(text)
+  const json = JSON.stringify({ sha256: createHash('sha256').update(text).digest('hex'), document })
+  if (!isDeepStrictEqual(JSON.parse(json).document, document)) {
+    process.stderr.write('build: spec/openapi.yaml does not survive a JSON round trip\n')
+    process.exit(1)
+  }
+  writeFileSync(join(dist, 'spec', 'openapi.json'), json)
+}
 writeFileSync(stamp, `${new Date().toISOString()}\n`)

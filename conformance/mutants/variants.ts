@@ -60,9 +60,9 @@ export const VARIANTS: readonly Variant[] = [
     bug: 'X-Request-Id of an error is not the envelope request_id',
     patches: [
       {
-        file: 'mock/middleware/request-id.ts',
-        find: "    c.header('X-Request-Id', id)",
-        replace: "    c.header('X-Request-Id', c.var.deps.ids.requestId())",
+        file: 'mock/errors.ts',
+        find: "  c.header('X-Request-Id', requestId)",
+        replace: "  c.header('X-Request-Id', deps.ids.requestId())",
       },
     ],
     expect: ['ERR-005'],
@@ -72,9 +72,9 @@ export const VARIANTS: readonly Variant[] = [
     bug: 'errors are sent cacheable (Cache-Control: max-age=60 instead of no-store)',
     patches: [
       {
-        file: 'mock/middleware/no-store.ts',
-        find: "    c.header('Cache-Control', 'no-store')",
-        replace: "    c.header('Cache-Control', c.res.status >= 400 ? 'max-age=60' : 'no-store')",
+        file: 'mock/errors.ts',
+        find: "  c.header('Cache-Control', 'no-store')",
+        replace: "  c.header('Cache-Control', 'max-age=60')",
       },
     ],
     expect: ['ERR-007'],
@@ -303,7 +303,7 @@ export const VARIANTS: readonly Variant[] = [
     patches: [
       {
         file: 'mock/middleware/api-key.ts',
-        find: "    if (!getProject(db, key.project_id)?.approved) throw new ApiError('NOT_FOUND')\n",
+        find: "    if (!found.approved) throw new ApiError('NOT_FOUND')\n",
         replace: '',
       },
     ],

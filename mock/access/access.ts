@@ -16,7 +16,7 @@ import {
   type SessionRecord,
 } from '../store/executions.js'
 import { getArtifactFile, getDownloadToken, type StoredFile } from '../store/files.js'
-import { getApiKey, getProject, type ApiKey } from '../store/projects.js'
+import { getApiKey, getApiKeyAndApproval, getProject, type ApiKey } from '../store/projects.js'
 import { getWorkflow, type Workflow } from '../store/workflows.js'
 import { sha256Hex } from '../domain/files.js'
 import { isExpired, runContentExpired, sessionExpired } from '../domain/retention.js'
@@ -29,6 +29,19 @@ export function usableKey(db: Db, token: string | undefined, nowMs: number): Api
   const key = token === undefined ? undefined : getApiKey(db, token)
   if (!key || key.revoked || (key.expires_at !== null && key.expires_at <= nowMs)) return undefined
   return key
+}
+
+/** usableKey and whether the key's Project is approved for the beta, read in one statement. */
+export function usableKeyAndApproval(
+  db: Db,
+  token: string | undefined,
+  nowMs: number,
+): { key: ApiKey; approved: boolean } | undefined {
+  const found = token === undefined ? undefined : getApiKeyAndApproval(db, token)
+  if (!found) return undefined
+  const { key } = found
+  if (key.revoked || (key.expires_at !== null && key.expires_at <= nowMs)) return undefined
+  return found
 }
 
 /** A Deployment of the key's Project that the key may call; else 404 NOT_FOUND. */

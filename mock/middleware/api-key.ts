@@ -6,8 +6,7 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
-import { usableKey } from '../access/access.js'
-import { getProject } from '../store/projects.js'
+import { usableKeyAndApproval } from '../access/access.js'
 
 /** `Bearer <token>` with one space-free token, else undefined. */
 export function bearerToken(header: string | undefined): string | undefined {
@@ -18,23 +17,28 @@ export function bearerToken(header: string | undefined): string | undefined {
 /** True when the request carries a usable key of a Project not approved for the beta (SVC: 404 everywhere). */
 export function carriesGatedKey(c: Context<Env>): boolean {
   const { db, clock } = c.var.deps
-  const key = usableKey(db, bearerToken(c.req.header('Authorization')), clock.nowMs())
-  if (!key) return false
-  return getProject(db, key.project_id)?.approved === false
+  const found = usableKeyAndApproval(db, bearerToken(c.req.header('Authorization')), clock.nowMs())
+  return found !== undefined && !found.approved
 }
 
 export const authenticateApiKey = (): MiddlewareHandler<Env> =>
   async function authenticateApiKey(c, next) {
     const { db, clock } = c.var.deps
-    const key = usableKey(db, bearerToken(c.req.header('Authorization')), clock.nowMs())
+    // The key and its Project's approval in one statement.
+    const found = usableKeyAndApproval(
+      db,
+      bearerToken(c.req.header('Authorization')),
+      clock.nowMs(),
+    )
     // AUTH-001, AUTH-006, AUTH-007: every key problem is the same 401.
-    if (!key) {
+    if (!found) {
       throw new ApiError('INVALID_API_KEY', {
         message: 'The API key is missing, malformed, revoked or expired.',
       })
     }
+    const { key } = found
     // SVC: a Project not approved for the private beta sees 404 on every /v1 path.
-    if (!getProject(db, key.project_id)?.approved) throw new ApiError('NOT_FOUND')
+    if (!found.approved) throw new ApiError('NOT_FOUND')
     c.set('auth', {
       projectId: key.project_id,
       key: key.key,

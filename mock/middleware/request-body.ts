@@ -4,7 +4,7 @@
  * INVALID_INPUT when unparseable); uploads are uncompressed multipart/form-data with exactly one part named
  * `file` (422 INVALID_INPUT otherwise) of at most 20 MiB (413 FILE_TOO_LARGE). The result is c.var.input.
  */
-import type { MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import type { Env, RequestInput } from '../deps.js'
 import { MAX_FILE_BYTES } from '../domain/file-rules.js'
@@ -25,6 +25,24 @@ const refuseCompressed = (encoding: string | undefined) => {
   }
 }
 
+/**
+ * Hono's bodyLimit without building a full Request for a request Node framed (reading c.req.raw.body makes
+ * @hono/node-server build one, for every request, GETs included). Over HTTP (mock/server.ts gives the app the
+ * IncomingMessage as c.env.incoming) a body's length is its Content-Length, checked from the header, and a
+ * request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 6.3). Chunked bodies and
+ * in-process requests (app.request, fetch) go through Hono's bodyLimit, which counts while it reads.
+ */
+function limitBody(maxSize: number, onError: (c: Context<Env>) => never): MiddlewareHandler<Env> {
+  const counted = bodyLimit({ maxSize, onError })
+  return async function limitBody(c, next) {
+    const overHttp = (c.env as { incoming?: unknown } | undefined)?.incoming !== undefined
+    if (!overHttp || c.req.header('Transfer-Encoding') !== undefined) return counted(c, next)
+    const length = c.req.header('Content-Length')
+    if (length !== undefined && parseInt(length, 10) > maxSize) onError(c)
+    await next()
+  }
+}
+
 const mediaTypeOf = (header: string | undefined) =>
   (header ?? '').split(';')[0]!.trim().toLowerCase()
 
@@ -35,11 +53,8 @@ export const readBody = (op: OperationSpec): MiddlewareHandler<Env>[] => {
         refuseCompressed(c.req.header('Content-Encoding'))
         await next()
       },
-      bodyLimit({
-        maxSize: MAX_FILE_BYTES + MULTIPART_OVERHEAD,
-        onError: () => {
-          throw new ApiError('FILE_TOO_LARGE', { message: 'Uploaded files are at most 20 MiB.' })
-        },
+      limitBody(MAX_FILE_BYTES + MULTIPART_OVERHEAD, () => {
+        throw new ApiError('FILE_TOO_LARGE', { message: 'Uploaded files are at most 20 MiB.' })
       }),
       async function readUpload(c, next) {
         if (mediaTypeOf(c.req.header('Content-Type')) !== 'multipart/form-data') {
@@ -87,13 +102,8 @@ export const readBody = (op: OperationSpec): MiddlewareHandler<Env>[] => {
       if (op.body) refuseCompressed(c.req.header('Content-Encoding'))
       await next()
     },
-    bodyLimit({
-      maxSize: MAX_JSON_BYTES,
-      onError: () => {
-        throw new ApiError('INPUT_TOO_LARGE', {
-          message: 'JSON request bodies are at most 64 KiB.',
-        })
-      },
+    limitBody(MAX_JSON_BYTES, () => {
+      throw new ApiError('INPUT_TOO_LARGE', { message: 'JSON request bodies are at most 64 KiB.' })
     }),
     async function readJson(c, next) {
       let body: unknown

@@ -89,15 +89,28 @@ export const optionalIdempotencyKey = (): MiddlewareHandler<Env> => {
   }
 }
 
+/** An operation's compiled body and query checks. */
+function compileChecks(op: OperationSpec) {
+  return {
+    validateBody:
+      op.body?.mediaType === 'application/json' ? bodies.at(op.body.pointer) : undefined,
+    codes: op.body ? propertyCodes(op.body.pointer) : new Map<string, HttpErrorCode>(),
+    emptyInput: op.body
+      ? schemaAt(op.body.pointer).$ref === '#/components/schemas/EmptyInput'
+      : false,
+    validateQuery: op.query.map((p) => ({ ...p, validate: queries.at(p.pointer) })),
+  }
+}
+
+/**
+ * The operation's checks are compiled on its first request, not when the routes are registered: start-up
+ * then compiles no schema (a mock started for a test suite may use a handful of its operations).
+ */
 export const validateRequest = (op: OperationSpec): MiddlewareHandler<Env> => {
-  const validateBody =
-    op.body?.mediaType === 'application/json' ? bodies.at(op.body.pointer) : undefined
-  const codes = op.body ? propertyCodes(op.body.pointer) : new Map<string, HttpErrorCode>()
-  const emptyInput = op.body
-    ? schemaAt(op.body.pointer).$ref === '#/components/schemas/EmptyInput'
-    : false
-  const validateQuery = op.query.map((p) => ({ ...p, validate: queries.at(p.pointer) }))
+  let checks: ReturnType<typeof compileChecks> | undefined
   return async function validateRequestMiddleware(c, next) {
+    checks ??= compileChecks(op)
+    const { validateBody, codes, emptyInput, validateQuery } = checks
     const input = c.var.input ?? { body: undefined, query: {} }
     const query: Record<string, unknown> = {}
     for (const p of validateQuery) {

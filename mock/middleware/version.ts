@@ -6,6 +6,7 @@
 import type { MiddlewareHandler } from 'hono'
 import { loadOpenApi, PACKAGE_VERSION } from '../../spec/index.js'
 import type { Env } from '../deps.js'
+import { withHeaders } from './response-headers.js'
 
 export const MOCK_VERSION_HEADER = 'X-Mock-Version'
 export const INTERFACE_VERSION_HEADER = 'X-Mock-Interface-Version'
@@ -16,11 +17,14 @@ export const versions = (): { mock_version: string; interface_version: string } 
   interface_version: loadOpenApi().info.version,
 })
 
+/** Set before the handler (middleware/response-headers.ts). */
 export function mockVersion(): MiddlewareHandler<Env> {
+  const v = versions()
+  const headers = [
+    [MOCK_VERSION_HEADER, v.mock_version],
+    [INTERFACE_VERSION_HEADER, v.interface_version],
+  ] as const
   return async function mockVersionMiddleware(c, next) {
-    await next()
-    const v = versions()
-    c.header(MOCK_VERSION_HEADER, v.mock_version)
-    c.header(INTERFACE_VERSION_HEADER, v.interface_version)
+    await withHeaders(c, next, headers)
   }
 }

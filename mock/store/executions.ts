@@ -6,6 +6,7 @@ import type { components, ErrorCode } from '../../spec/index.js'
 import type { RunStepState } from '../domain/run-steps.js'
 import type { ScenarioStep } from '../execution/scenarios.js'
 import type { Db } from './db.js'
+import { columnsExcept } from './rows.js'
 import type { OutputContract } from './deployments.js'
 
 export type SessionRecord = {
@@ -95,30 +96,33 @@ type ExecutionRow = Omit<
   terminal: number
 }
 
-const toSession = ({ metadata_json, ...r }: SessionRow): SessionRecord => ({
-  ...r,
-  metadata: JSON.parse(metadata_json) as Record<string, string>,
-})
+const SESSION_DERIVED = new Set(['metadata_json'])
+const toSession = (r: SessionRow): SessionRecord => {
+  const s = columnsExcept(r, SESSION_DERIVED)
+  s.metadata = JSON.parse(r.metadata_json) as Record<string, string>
+  return s as SessionRecord
+}
 
-const toExecution = ({
-  error_json,
-  steps_json,
-  input_json,
-  metadata_json,
-  terminal,
-  run_json,
-  run_steps_json,
-  ...r
-}: ExecutionRow): ExecutionRecord => ({
-  ...r,
-  run: run_json === null ? null : (JSON.parse(run_json) as RunFacts),
-  run_steps: run_steps_json === null ? null : (JSON.parse(run_steps_json) as RunStepState),
-  error: error_json === null ? null : (JSON.parse(error_json) as ExecutionError),
-  steps: JSON.parse(steps_json) as ScenarioStep[],
-  input: JSON.parse(input_json) as unknown,
-  metadata: JSON.parse(metadata_json) as Record<string, string>,
-  terminal: terminal === 1,
-})
+const EXECUTION_DERIVED = new Set([
+  'error_json',
+  'steps_json',
+  'input_json',
+  'metadata_json',
+  'terminal',
+  'run_json',
+  'run_steps_json',
+])
+const toExecution = (r: ExecutionRow): ExecutionRecord => {
+  const e = columnsExcept(r, EXECUTION_DERIVED)
+  e.run = r.run_json === null ? null : (JSON.parse(r.run_json) as RunFacts)
+  e.run_steps = r.run_steps_json === null ? null : (JSON.parse(r.run_steps_json) as RunStepState)
+  e.error = r.error_json === null ? null : (JSON.parse(r.error_json) as ExecutionError)
+  e.steps = JSON.parse(r.steps_json) as ScenarioStep[]
+  e.input = JSON.parse(r.input_json) as unknown
+  e.metadata = JSON.parse(r.metadata_json) as Record<string, string>
+  e.terminal = r.terminal === 1
+  return e as ExecutionRecord
+}
 
 export function insertSession(db: Db, s: SessionRecord): void {
   db.stmt(

@@ -3,6 +3,7 @@
  * string (primary key), so authentication stays O(1) in the number of keys.
  */
 import type { Db } from './db.js'
+import { columnsExcept } from './rows.js'
 
 export type Project = {
   id: string
@@ -41,17 +42,21 @@ type ApiKeyRow = Omit<ApiKey, 'scopes' | 'deployment_ids' | 'revoked'> & {
   position: number
 }
 
-const toProject = ({ position: _, ...r }: ProjectRow): Project => ({
-  ...r,
-  approved: r.approved === 1,
-})
+const PROJECT_DERIVED = new Set(['position', 'approved'])
+const toProject = (r: ProjectRow): Project => {
+  const p = columnsExcept(r, PROJECT_DERIVED)
+  p.approved = r.approved === 1
+  return p as Project
+}
 
-const toApiKey = ({ position: _, scopes_json, deployment_ids_json, ...r }: ApiKeyRow): ApiKey => ({
-  ...r,
-  scopes: JSON.parse(scopes_json) as string[],
-  deployment_ids: JSON.parse(deployment_ids_json) as string[],
-  revoked: r.revoked === 1,
-})
+const API_KEY_DERIVED = new Set(['position', 'scopes_json', 'deployment_ids_json', 'revoked'])
+const toApiKey = (r: ApiKeyRow): ApiKey => {
+  const k = columnsExcept(r, API_KEY_DERIVED)
+  k.scopes = JSON.parse(r.scopes_json) as string[]
+  k.deployment_ids = JSON.parse(r.deployment_ids_json) as string[]
+  k.revoked = r.revoked === 1
+  return k as ApiKey
+}
 
 export function insertProject(db: Db, p: Project, position: number): void {
   db.stmt(
@@ -97,6 +102,29 @@ export function insertApiKey(db: Db, k: ApiKey, position: number): void {
 export function getApiKey(db: Db, key: string): ApiKey | undefined {
   const row = db.stmt('SELECT * FROM api_keys WHERE key = ?').get(key) as ApiKeyRow | undefined
   return row && toApiKey(row)
+}
+
+const KEY_AND_PROJECT_DERIVED = new Set([...API_KEY_DERIVED, 'project_approved'])
+
+/**
+ * A key and whether its Project is approved for the beta, in one statement (every /v1 request asks both:
+ * mock/middleware/api-key.ts).
+ */
+export function getApiKeyAndApproval(
+  db: Db,
+  key: string,
+): { key: ApiKey; approved: boolean } | undefined {
+  const row = db
+    .stmt(
+      'SELECT k.*, p.approved AS project_approved FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.key = ?',
+    )
+    .get(key) as (ApiKeyRow & { project_approved: number }) | undefined
+  if (!row) return undefined
+  const k = columnsExcept(row, KEY_AND_PROJECT_DERIVED)
+  k.scopes = JSON.parse(row.scopes_json) as string[]
+  k.deployment_ids = JSON.parse(row.deployment_ids_json) as string[]
+  k.revoked = row.revoked === 1
+  return { key: k as ApiKey, approved: row.project_approved === 1 }
 }
 
 export function listApiKeys(db: Db, projectId: string): ApiKey[] {

@@ -23,10 +23,16 @@ export interface IdsStore {
   save(state: IdsState): void
 }
 
+/** Random bytes per request id (24 hex characters). */
+const REQUEST_ID_BYTES = 12
+
 export class Ids {
   private epoch: number
   private boot: number
   private counter = 0
+  /** Cryptographically random bytes drawn in blocks for request ids (one randomBytes call per 256 ids). */
+  private requestIdBytes = Buffer.alloc(0)
+  private requestIdAt = 0
 
   /** Call outside any transaction: a kept store's boot count is incremented and saved at once. */
   constructor(
@@ -54,7 +60,13 @@ export class Ids {
    * or tokens.
    */
   requestId(): string {
-    return `req_${randomBytes(12).toString('hex')}`
+    if (this.requestIdAt + REQUEST_ID_BYTES > this.requestIdBytes.length) {
+      this.requestIdBytes = randomBytes(REQUEST_ID_BYTES * 256)
+      this.requestIdAt = 0
+    }
+    const at = this.requestIdAt
+    this.requestIdAt += REQUEST_ID_BYTES
+    return `req_${this.requestIdBytes.toString('hex', at, at + REQUEST_ID_BYTES)}`
   }
 
   /**

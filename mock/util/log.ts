@@ -7,6 +7,8 @@ export type LogFields = Record<string, unknown>
 export interface Log {
   info(msg: string, fields?: LogFields): void
   error(msg: string, fields?: LogFields): void
+  /** false: per-request lines are dropped, so the request logger need not build them. */
+  readonly requestLines?: boolean
 }
 
 /** Writes JSON lines to stdout (info) and stderr (error). */
@@ -27,11 +29,12 @@ export function withoutRequestLines(log: Log): Log {
       if (msg !== 'request') log.info(msg, fields)
     },
     error: (msg, fields) => log.error(msg, fields),
+    requestLines: false,
   }
 }
 
 /** Drops everything (the default in tests). */
-export const silentLog: Log = { info: () => {}, error: () => {} }
+export const silentLog: Log = { info: () => {}, error: () => {}, requestLines: false }
 
 /** Keeps every line in memory, for tests that assert on logging. */
 export function memoryLog(): Log & { lines: ({ level: string; msg: string } & LogFields)[] } {

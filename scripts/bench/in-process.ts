@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util'
 import { Hono } from 'hono'
-import { createMock } from '../mock/index.js'
+import { createMock } from '../../mock/index.js'
 
 const { values } = parseArgs({ options: { requests: { type: 'string', default: '5000' } } })
 const N = Number(values.requests)

@@ -1,0 +1,88 @@
+/**
+ * The hot path's shape, in counts that do not depend on the machine: the headers every response carries are
+ * set before the handler, so the response a handler builds is the one sent (no middleware copies it after:
+ * @hono/node-server then writes its lightweight response in one go), over the app and over HTTP; and the
+ * statements a hot request runs.
+ */
+import { afterEach, beforeEach, expect, it } from 'vitest'
+import { createMock, type Mock } from '../index.js'
+import { listen, type Listening } from '../server.js'
+
+let mock: Mock
+let served: Listening | undefined
+let built: Response[]
+const H = { Authorization: 'Bearer sk_test_a_full', 'Content-Type': 'application/json' }
+const D = 'aaaaaaaa-d000-4000-8000-000000000001'
+
+beforeEach(async () => {
+  mock = await createMock({ rateLimits: false })
+  built = []
+  // A probe route behind every middleware of /v1 (request id, journal, no-store, versions, referee,
+  // forward-compat, fault rules): it keeps the response it builds.
+  mock.app.get('/v1/probe', (c) => {
+    const res = c.json({ ok: true })
+    built.push(res)
+    return res
+  })
+})
+afterEach(async () => {
+  await served?.close()
+  served = undefined
+  mock.close()
+})
+
+it('[ERR-005][ERR-007] sets X-Request-Id, Cache-Control and the version headers before the handler: the response it builds is the one answered', async () => {
+  const res = await mock.app.fetch(new Request('http://mock/v1/probe', { headers: H }))
+  expect(built).toHaveLength(1)
+  expect(res).toBe(built[0])
+  expect(res.headers.get('X-Request-Id')).toMatch(/^req_[0-9a-f]{24}$/)
+  expect(res.headers.get('Cache-Control')).toBe('no-store')
+  expect(res.headers.get('X-Mock-Version')).toBeTruthy()
+  expect(res.headers.get('X-Mock-Interface-Version')).toBeTruthy()
+})
+
+it('[ERR-005][ERR-007] adds the headers to a response a handler builds itself (streams, bytes), and over HTTP', async () => {
+  mock.app.get('/v1/own-response', () => new Response('bytes', { status: 200 }))
+  served = await listen(mock)
+  for (const path of ['/v1/probe', '/v1/own-response']) {
+    const res = await fetch(`${served.url}${path}`, { headers: H })
+    await res.arrayBuffer()
+    expect(res.headers.get('X-Request-Id'), path).toMatch(/^req_[0-9a-f]{24}$/)
+    expect(res.headers.get('Cache-Control'), path).toBe('no-store')
+    expect(res.headers.get('X-Mock-Interface-Version'), path).toBeTruthy()
+  }
+})
+
+/** The SQL statements one request runs. */
+async function statementsOf(path: string): Promise<string[]> {
+  const db = mock.deps.db
+  const stmt = db.stmt.bind(db)
+  const seen: string[] = []
+  ;(db as { stmt: typeof db.stmt }).stmt = (sql: string) => {
+    seen.push(sql)
+    return stmt(sql)
+  }
+  try {
+    const res = await mock.app.request(path, { headers: H })
+    await res.arrayBuffer()
+    expect(res.status).toBe(200)
+  } finally {
+    ;(db as { stmt: typeof db.stmt }).stmt = stmt
+  }
+  return seen
+}
+
+it('reads a key and its Project in one statement; a Turn read runs 4 statements, a Deployment list 2', async () => {
+  const created = await mock.app.request(`/v1/deployments/${D}/sessions`, {
+    method: 'POST',
+    headers: { ...H, 'Idempotency-Key': 'k' },
+    body: JSON.stringify({ input: [{ type: 'TEXT', text: 'x' }] }),
+  })
+  const { status_url } = (await created.json()) as { status_url: string }
+  await mock.clock.advance(5)
+  const turn = await statementsOf(status_url)
+  expect(turn.filter((s) => /\bFROM api_keys\b/.test(s))).toHaveLength(1)
+  expect(turn.filter((s) => /\bFROM projects\b/.test(s))).toHaveLength(0)
+  expect(turn).toHaveLength(4)
+  expect(await statementsOf('/v1/deployments')).toHaveLength(2)
+})

@@ -1,0 +1,213 @@
+/**
+ * The HTTP hot-path rounds: each endpoint is measured on the mock, bare Hono and Prism in interleaved rounds
+ * (A B C A B C …) with autocannon as a library, over 127.0.0.1; per round req/s, p50 and p99 latency and the
+ * server's CPU per request; the medians of the rounds are reported.
+ */
+import autocannon, { type Request } from 'autocannon'
+import { writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Target } from './targets.js'
+import {
+  AUTH,
+  DEPLOYMENT,
+  JSON_AUTH,
+  SESSION_BODY,
+  WAITING_CAP,
+  prepareWorld,
+  type Prepared,
+} from './world.js'
+
+export type Endpoint = {
+  name: string
+  /** The requests, given the world the mock prepared (the same paths are served by every target). */
+  requests(
+    p: Prepared,
+    round: number,
+  ): {
+    method: string
+    path: string
+    headers: Record<string, string>
+    body?: string
+    fresh?: boolean
+  }
+  /** A bounded count instead of a duration (fresh keys: the waiting cap). */
+  amount?: number
+  /** The mock is reset and prepared again before each of its rounds. */
+  resetBefore?: boolean
+}
+
+export const ENDPOINTS: Endpoint[] = [
+  {
+    name: 'GET Turn',
+    requests: (p) => ({ method: 'GET', path: p.turnPath, headers: AUTH }),
+  },
+  {
+    name: 'GET Deployments',
+    requests: () => ({ method: 'GET', path: '/v1/deployments', headers: AUTH }),
+  },
+  {
+    name: 'POST Session (fresh key)',
+    requests: () => ({
+      method: 'POST',
+      path: `/v1/deployments/${DEPLOYMENT}/sessions`,
+      headers: JSON_AUTH,
+      body: SESSION_BODY,
+      fresh: true,
+    }),
+    amount: WAITING_CAP,
+    resetBefore: true,
+  },
+  {
+    name: 'POST Session (replay)',
+    requests: () => ({
+      method: 'POST',
+      path: `/v1/deployments/${DEPLOYMENT}/sessions`,
+      headers: { ...JSON_AUTH, 'Idempotency-Key': 'bench-replay' },
+      body: SESSION_BODY,
+    }),
+  },
+  {
+    name: 'GET Run (100 outputs)',
+    requests: (p) => ({ method: 'GET', path: p.runPath, headers: AUTH }),
+  },
+]
+
+export type Sample = {
+  reqPerS: number
+  p50Ms: number
+  p99Ms: number
+  cpuUsPerReq: number | undefined
+  non2xx: number
+  errors: number
+}
+
+export type Row = { endpoint: string; target: string; samples: Sample[] }
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+}
+
+export function medianOf(samples: Sample[]): Sample {
+  const cpu = samples.map((s) => s.cpuUsPerReq).filter((x): x is number => x !== undefined)
+  return {
+    reqPerS: median(samples.map((s) => s.reqPerS)),
+    p50Ms: median(samples.map((s) => s.p50Ms)),
+    p99Ms: median(samples.map((s) => s.p99Ms)),
+    cpuUsPerReq: cpu.length ? median(cpu) : undefined,
+    non2xx: samples.reduce((n, s) => n + s.non2xx, 0),
+    errors: samples.reduce((n, s) => n + s.errors, 0),
+  }
+}
+
+/** One autocannon run against one target. */
+export async function measure(
+  target: Target,
+  spec: ReturnType<Endpoint['requests']>,
+  opts: { connections: number; durationS: number; amount?: number; tag: string },
+): Promise<Sample> {
+  let n = 0
+  const request: Request = {
+    method: spec.method,
+    path: spec.path,
+    headers: spec.headers,
+    body: spec.body,
+  }
+  // Fresh keys: a new Idempotency-Key on every request.
+  if (spec.fresh)
+    request.setupRequest = (req) => ({
+      ...req,
+      headers: { ...req.headers, 'Idempotency-Key': `${opts.tag}-${n++}` },
+    })
+  // A bounded (amount) run ends on autocannon's next one-second tick: it is timed to its last response.
+  const started = process.hrtime.bigint()
+  let lastAnswer = started
+  request.onResponse = () => {
+    lastAnswer = process.hrtime.bigint()
+  }
+  const cpuBefore = target.cpuMs()
+  const result = await autocannon({
+    url: target.url,
+    connections: opts.connections,
+    ...(opts.amount ? { amount: opts.amount } : { duration: opts.durationS }),
+    requests: [request],
+    timeout: 30,
+  })
+  const cpuAfter = target.cpuMs()
+  const total = result.requests.total
+  const seconds = opts.amount
+    ? Number(lastAnswer - started) / 1e9
+    : (result.finish.getTime() - result.start.getTime()) / 1000
+  return {
+    reqPerS: total / seconds,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    cpuUsPerReq:
+      cpuBefore !== undefined && cpuAfter !== undefined && total > 0
+        ? ((cpuAfter - cpuBefore) * 1000) / total
+        : undefined,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  }
+}
+
+/** Writes the bare app's route table (the mock's own answers) and returns its path. */
+export function writeBareRoutes(p: Prepared): string {
+  const file = join(tmpdir(), `bench-bare-routes-${process.pid}.json`)
+  writeFileSync(file, JSON.stringify(p.bodies))
+  return file
+}
+
+/**
+ * Interleaved rounds: for each round, for each endpoint, each target in turn. `mock` is the target whose
+ * world is reset before a resetBefore endpoint; its Prepared paths are the same after every reset.
+ */
+export async function httpRounds(
+  targets: Target[],
+  mocks: Target[],
+  prepared: Prepared,
+  opts: { rounds: number; durationS: number; connections: number; endpoints?: Endpoint[] },
+  progress: (line: string) => void,
+): Promise<Row[]> {
+  const endpoints = opts.endpoints ?? ENDPOINTS
+  // Warm-up (not recorded): every target's JIT sees every endpoint before the first measured round.
+  for (const e of endpoints)
+    for (const t of targets) {
+      if (mocks.includes(t) && e.resetBefore) await prepareWorld(t.url)
+      await measure(t, e.requests(prepared, -1), {
+        connections: opts.connections,
+        durationS: 1,
+        amount: mocks.includes(t) && e.amount ? Math.floor(e.amount / 2) : undefined,
+        tag: `warm-${t.name}`,
+      })
+    }
+  progress('warm-up done')
+  const rows: Row[] = endpoints.flatMap((e) =>
+    targets.map((t) => ({ endpoint: e.name, target: t.name, samples: [] as Sample[] })),
+  )
+  for (let round = 0; round < opts.rounds; round++) {
+    for (const e of endpoints) {
+      for (const t of targets) {
+        if (mocks.includes(t) && e.resetBefore) {
+          const again = await prepareWorld(t.url)
+          if (again.turnPath !== prepared.turnPath || again.runPath !== prepared.runPath)
+            throw new Error('the reset world no longer has the measured ids')
+        }
+        const sample = await measure(t, e.requests(prepared, round), {
+          connections: opts.connections,
+          durationS: opts.durationS,
+          // The mock's fresh-key round is bounded by its waiting cap; the stateless targets run the duration.
+          amount: mocks.includes(t) ? e.amount : undefined,
+          tag: `r${round}-${t.name}`,
+        })
+        rows.find((r) => r.endpoint === e.name && r.target === t.name)!.samples.push(sample)
+        progress(
+          `round ${round + 1}/${opts.rounds} ${e.name.padEnd(26)} ${t.name.padEnd(10)} ${sample.reqPerS.toFixed(0).padStart(7)} req/s  p50 ${sample.p50Ms} ms  p99 ${sample.p99Ms} ms  cpu ${sample.cpuUsPerReq?.toFixed(0) ?? '?'} µs/req${sample.non2xx ? `  non-2xx ${sample.non2xx}` : ''}`,
+        )
+      }
+    }
+  }
+  return rows
+}

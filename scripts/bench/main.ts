@@ -1,0 +1,133 @@
+/**
+ * `npm run bench`: the mock over real HTTP against bare Hono and Prism (interleaved rounds, medians), its SSE
+ * and webhook fan-out, then the scale benches (virtual time, store size, createMock/reset, start-up); prints
+ * one summary line and writes BENCHMARKS.md. Not a test: nothing here asserts a timing. Needs dist/ (`npm run
+ * build`): the mock is started as `npm start` starts it. Options: see the Re-run section of BENCHMARKS.md
+ * (scripts/bench/report.ts); `--quick` is a short run (one short round, smaller scale steps).
+ */
+import { existsSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { ENDPOINTS, httpRounds, writeBareRoutes } from './http.js'
+import { benchmarksMarkdown, summaryLine, type Results } from './report.js'
+import { instances, virtualTime } from './scale.js'
+import { startup, storeSize } from './startup.js'
+import { sseFanOut, webhookDeliveries } from './streams.js'
+import { ROOT, startBareHono, startMock, startPrism, type Target } from './targets.js'
+import { prepareWorld, writeBenchWorld } from './world.js'
+
+const SECTIONS = ['http', 'sse', 'webhooks', 'virtual-time', 'store', 'instances', 'startup']
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    rounds: { type: 'string' },
+    duration: { type: 'string' },
+    connections: { type: 'string', default: '32' },
+    only: { type: 'string' },
+    endpoint: { type: 'string' },
+    'no-hono': { type: 'boolean', default: false },
+    'no-prism': { type: 'boolean', default: false },
+    profile: { type: 'string' },
+    baseline: { type: 'string' },
+    out: { type: 'string', default: 'BENCHMARKS.md' },
+  },
+})
+const quick = values.quick
+const sections = new Set(values.only ? values.only.split(',') : SECTIONS)
+for (const s of sections)
+  if (!SECTIONS.includes(s)) throw new Error(`unknown section ${s} (${SECTIONS.join(', ')})`)
+const results: Results = {
+  startedAt: new Date().toISOString(),
+  options: process.argv.slice(2).join(' '),
+  rounds: Number(values.rounds ?? (quick ? 1 : 3)),
+  durationS: Number(values.duration ?? (quick ? 2 : 5)),
+  connections: Number(values.connections),
+  baseline: values.baseline,
+}
+const log = (line: string) => process.stdout.write(`${line}\n`)
+
+if (!existsSync(join(ROOT, 'dist/mock/main.js'))) {
+  process.stderr.write('bench: dist/ is missing; run `npm run build` first\n')
+  process.exit(1)
+}
+const world = writeBenchWorld()
+
+if (sections.has('http') || sections.has('sse') || sections.has('webhooks')) {
+  const targets: Target[] = []
+  try {
+    const mock = await startMock(
+      ['--clock', 'manual', '--fixtures', world, '--allow-insecure-webhooks'],
+      values.profile,
+    )
+    targets.push(mock)
+    const prepared = await prepareWorld(mock.url)
+    const mocks = [mock]
+    if (sections.has('http')) {
+      // --baseline <dir>: another build of the mock (e.g. an earlier commit), measured in the same rounds.
+      if (values.baseline) {
+        const before = await startMock(['--clock', 'manual', '--fixtures', world], undefined, {
+          name: 'mock (baseline)',
+          root: values.baseline,
+        })
+        targets.push(before)
+        mocks.push(before)
+        const again = await prepareWorld(before.url)
+        if (again.turnPath !== prepared.turnPath || again.runPath !== prepared.runPath)
+          throw new Error('the baseline mock does not give the measured ids')
+      }
+      if (!values['no-hono']) targets.push(await startBareHono(writeBareRoutes(prepared)))
+      if (!values['no-prism']) targets.push(await startPrism())
+      log(`targets: ${targets.map((t) => `${t.name} (${t.url}, pid ${t.pid})`).join(', ')}`)
+      const endpoints = ENDPOINTS.filter(
+        (e) => !values.endpoint || e.name.toLowerCase().includes(values.endpoint.toLowerCase()),
+      )
+      results.http = await httpRounds(
+        targets,
+        mocks,
+        prepared,
+        {
+          rounds: results.rounds,
+          durationS: results.durationS,
+          connections: results.connections,
+          endpoints,
+        },
+        log,
+      )
+    }
+    if (sections.has('sse')) {
+      results.sse = await sseFanOut(mock, { streams: 200, sessions: 10, turns: quick ? 2 : 6 })
+      log(`sse: ${JSON.stringify(results.sse)}`)
+    }
+    if (sections.has('webhooks')) {
+      results.webhooks = await webhookDeliveries(mock, quick ? 200 : 1000)
+      log(`webhooks: ${JSON.stringify(results.webhooks)}`)
+    }
+  } finally {
+    await Promise.all(targets.map((t) => t.stop()))
+  }
+}
+if (sections.has('virtual-time')) {
+  results.virtualTime = await virtualTime(world, quick ? 200 : 1000)
+  log(`virtual time: ${JSON.stringify(results.virtualTime)}`)
+}
+if (sections.has('store')) {
+  results.storeSize = []
+  for (const n of quick ? [1000, 10_000] : [1000, 10_000, 100_000]) {
+    const row = await storeSize(world, n, quick ? 3 : 5)
+    results.storeSize.push(row)
+    log(`store: ${JSON.stringify(row)}`)
+  }
+}
+if (sections.has('instances')) {
+  results.instances = await instances(200)
+  log(`instances: ${JSON.stringify(results.instances)}`)
+}
+if (sections.has('startup')) {
+  results.startup = await startup(quick ? 3 : 7)
+  log(`startup: ${JSON.stringify(results.startup)}`)
+}
+
+writeFileSync(resolve(ROOT, values.out), benchmarksMarkdown(results))
+log(summaryLine(results))
+log(`wrote ${values.out}`)

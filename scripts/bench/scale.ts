@@ -1,0 +1,152 @@
+/**
+ * The scale benches, in process (the mock's own createMock): 30 virtual days of a busy Project, test-suite
+ * cost (createMock + close, reset), and the store-size server (store-server.ts) measured over HTTP. Wall time
+ * is read here, in a script: the mock itself never reads it outside mock/clock/.
+ */
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+import { createMock, type Mock } from '../../mock/index.js'
+import { DEPLOYMENT, JSON_AUTH, SESSION_BODY } from './world.js'
+
+const ms = (since: bigint) => Number(process.hrtime.bigint() - since) / 1e6
+
+/** Creates `n` Sessions through the app (every one a Turn), advancing the clock before the waiting cap. */
+export async function fillSessions(
+  mock: Mock,
+  n: number,
+  opts: { tag: string; drainEvery?: number; drainSeconds?: number },
+): Promise<{ accepted: number; refused: Record<number, number> }> {
+  let accepted = 0
+  const refused: Record<number, number> = {}
+  for (let i = 0; i < n; i++) {
+    const res = await mock.app.request(`/v1/deployments/${DEPLOYMENT}/sessions`, {
+      method: 'POST',
+      headers: { ...JSON_AUTH, 'Idempotency-Key': `${opts.tag}-${i}` },
+      body: SESSION_BODY,
+    })
+    await res.arrayBuffer()
+    if (res.status === 202) accepted++
+    else refused[res.status] = (refused[res.status] ?? 0) + 1
+    // Drain the waiting queue (2 run at a time, about 5 virtual seconds each) before it reaches its cap.
+    if (opts.drainEvery && i % opts.drainEvery === opts.drainEvery - 1)
+      await mock.clock.advance(opts.drainSeconds ?? opts.drainEvery * 3)
+  }
+  return { accepted, refused }
+}
+
+export type VirtualTimeResult = {
+  executions: number
+  accepted: number
+  virtualDays: number
+  wallMs: number
+  timersFired: number
+  timersPerS: number
+  webhookAttempts: number
+}
+
+/**
+ * 30 virtual days of a busy Project: `executions` Turns accepted at once (outputs, events), a webhook endpoint
+ * that answers 500 to everything so every delivery runs its 7 attempts, then one advance of 30 days.
+ */
+export async function virtualTime(world: string, executions: number): Promise<VirtualTimeResult> {
+  let attempts = 0
+  const receiver = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      attempts++
+      res.writeHead(500).end()
+    })
+  })
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
+  const mock = await createMock({ fixtures: world, allowInsecureWebhooks: true, rateLimits: false })
+  try {
+    const project = mock.fixtures().projects[0]!
+    const hook = await mock.app.request(`/api/runtime/projects/${project.id}/webhooks`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${project.owner_token}`,
+        'Content-Type': 'application/json',
+      },
+      body: JSON.stringify({
+        url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+      }),
+    })
+    if (hook.status !== 201)
+      throw new Error(`webhook endpoint: ${hook.status} ${await hook.text()}`)
+    const { accepted } = await fillSessions(mock, executions, { tag: 'busy' })
+    const start = process.hrtime.bigint()
+    const days = 30
+    const { fired } = await mock.deps.scheduler.advanceBy(days * 86_400_000)
+    await mock.webhooks.idle()
+    const wallMs = ms(start)
+    return {
+      executions,
+      accepted,
+      virtualDays: days,
+      wallMs,
+      timersFired: fired,
+      timersPerS: (fired / wallMs) * 1000,
+      webhookAttempts: attempts,
+    }
+  } finally {
+    mock.close()
+    receiver.close()
+  }
+}
+
+export type InstancesResult = {
+  count: number
+  createCloseMs: { first: number; median: number; last: number; max: number }
+  resetMs: { first: number; median: number; last: number; max: number }
+  heapMiB: { before: number; after: number }
+}
+
+const stats = (xs: number[]) => ({
+  first: xs[0]!,
+  median: [...xs].sort((a, b) => a - b)[xs.length >> 1]!,
+  last: xs[xs.length - 1]!,
+  max: Math.max(...xs),
+})
+
+/** Heap in use after a full garbage collection (the bench process is not started with --expose-gc). */
+const heapMiB = () => {
+  setFlagsFromString('--expose-gc')
+  ;(runInNewContext('gc') as () => void)()
+  return process.memoryUsage().heapUsed / 2 ** 20
+}
+
+/** createMock() + close() `count` times in one process, then one instance's reset() `count` times. */
+export async function instances(count: number): Promise<InstancesResult> {
+  const warm = await createMock()
+  warm.close()
+  const before = heapMiB()
+  const createClose: number[] = []
+  for (let i = 0; i < count; i++) {
+    const t = process.hrtime.bigint()
+    const m = await createMock()
+    m.close()
+    createClose.push(ms(t))
+  }
+  const after = heapMiB()
+  const mock = await createMock()
+  const resets: number[] = []
+  try {
+    for (let i = 0; i < count; i++) {
+      // Each reset undoes a little work, as between two tests of a suite.
+      await fillSessions(mock, 3, { tag: `reset-${i}` })
+      const t = process.hrtime.bigint()
+      await mock.reset()
+      resets.push(ms(t))
+    }
+  } finally {
+    mock.close()
+  }
+  return {
+    count,
+    createCloseMs: stats(createClose),
+    resetMs: stats(resets),
+    heapMiB: { before, after },
+  }
+}
