@@ -83,7 +83,8 @@ export type ExecutionRecord = {
 }
 
 type SessionRow = Omit<SessionRecord, 'metadata'> & { metadata_json: string }
-type ExecutionRow = Omit<
+/** An executions row as stored (JSON columns unparsed). */
+export type ExecutionRow = Omit<
   ExecutionRecord,
   'error' | 'steps' | 'input' | 'metadata' | 'terminal' | 'run' | 'run_steps'
 > & {

@@ -4,35 +4,13 @@
  * pending timers, webhook deliveries). Never on a request's hot path: every list is bounded by a LIMIT.
  */
 import type { Db } from './db.js'
-import type { SessionRecord } from './executions.js'
+import type { ExecutionRow, SessionRecord } from './executions.js'
+import type { TimerRow as StoredTimerRow } from './timers.js'
 import type { DeliveryRecord } from './webhooks.js'
 
+export type { ExecutionRow }
+
 export type RateWindowRow = { scope: string; start_ms: number; count: number }
-export type ExecutionRow = {
-  id: string
-  seq: number
-  kind: 'TURN' | 'RUN'
-  project_id: string
-  api_key: string
-  deployment_id: string | null
-  session_id: string | null
-  workflow_id: string | null
-  status: string
-  error_json: string | null
-  scenario: string
-  steps_json: string
-  execution_seconds: number
-  queue_seconds: number
-  max_su: number
-  spent_su: number
-  usage_status: string
-  created_at: number
-  admitted_at: number | null
-  started_at: number | null
-  completed_at: number | null
-  terminal: number
-  run_json: string | null
-}
 export type EventRow = {
   event_id: string
   aggregate_kind: string
@@ -62,13 +40,7 @@ export type EndpointRow = {
   created_at: number
   deleted_at: number | null
 }
-export type TimerRow = {
-  id: string
-  due_at: number
-  seq: number
-  kind: string
-  payload_json: string
-}
+export type TimerRow = Omit<StoredTimerRow, 'subject'>
 
 type SessionRow = Omit<SessionRecord, 'metadata'>
 
