@@ -20,10 +20,13 @@ export const DEFAULT_SENDS_PER_PROJECT = 10
 /** One send: performs the POST and records its outcome; `signal` aborts it (reset, close). Never throws. */
 export type SendTask = (signal: AbortSignal) => Promise<void>
 
-type Job = { group: string; task: SendTask; finish: () => void }
+type Job = { seq: number; group: string; task: SendTask; finish: () => void }
 
 export class DeliveryPool {
-  private readonly waiting: Job[] = []
+  /** Waiting sends per group, each queue in arrival order (a group at its bound is passed over whole). */
+  private readonly waiting = new Map<string, Job[]>()
+  private waitingCount = 0
+  private nextSeq = 0
   private readonly running = new Set<AbortController>()
   private readonly runningPerGroup = new Map<string, number>()
   private readonly byKey = new Map<string, Promise<void>>()
@@ -50,7 +53,10 @@ export class DeliveryPool {
     const previous = this.byKey.get(key)
     const entry = previous ? Promise.all([previous, done]).then(() => undefined) : done
     this.byKey.set(key, entry)
-    this.waiting.push({
+    const queue = this.waiting.get(group) ?? []
+    if (queue.length === 0) this.waiting.set(group, queue)
+    queue.push({
+      seq: this.nextSeq++,
       group,
       task,
       finish: () => {
@@ -59,6 +65,7 @@ export class DeliveryPool {
         this.onSettled?.(key, group)
       },
     })
+    this.waitingCount += 1
     this.pump()
   }
 
@@ -79,12 +86,12 @@ export class DeliveryPool {
 
   /** Sends waiting for a slot. */
   get queued(): number {
-    return this.waiting.length
+    return this.waitingCount
   }
 
   /** Resolves once no send is running or waiting (each ends within the send limit). */
   idle(): Promise<void> {
-    if (this.running.size === 0 && this.waiting.length === 0) return Promise.resolve()
+    if (this.running.size === 0 && this.waitingCount === 0) return Promise.resolve()
     return new Promise((resolve) => this.idleWaiters.push(resolve))
   }
 
@@ -93,45 +100,66 @@ export class DeliveryPool {
    * recorded (the deliveries are gone, or the store is closing; a reopened --db store settles them by timer).
    */
   abortAll(): void {
-    for (const job of this.waiting.splice(0)) job.finish()
+    const dropped = [...this.waiting.values()].flat().sort((a, b) => a.seq - b.seq)
+    this.waiting.clear()
+    this.waitingCount = 0
+    for (const job of dropped) job.finish()
     for (const controller of this.running) controller.abort()
     this.checkIdle()
   }
 
-  /** Starts waiting sends, oldest first, while slots are free; a group at its bound is skipped, not blocking. */
+  /**
+   * Starts waiting sends, oldest first, while slots are free; a group at its bound is skipped, not blocking.
+   * Only the head of each group's queue is looked at, so a start costs the number of groups (Projects), not
+   * the number of sends waiting.
+   */
   private pump(): void {
-    for (let i = 0; i < this.waiting.length && this.running.size < this.limit;) {
-      const job = this.waiting[i]!
-      const inGroup = this.runningPerGroup.get(job.group) ?? 0
-      if (inGroup >= this.perGroup) {
-        i += 1
-        continue
-      }
-      this.waiting.splice(i, 1)
-      this.runningPerGroup.set(job.group, inGroup + 1)
-      const controller = new AbortController()
-      this.running.add(controller)
-      void job
-        .task(controller.signal)
-        .catch((error: unknown) =>
-          this.log.error('webhook send failed', {
-            error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-          }),
-        )
-        .finally(() => {
-          this.running.delete(controller)
-          const left = (this.runningPerGroup.get(job.group) ?? 1) - 1
-          if (left > 0) this.runningPerGroup.set(job.group, left)
-          else this.runningPerGroup.delete(job.group)
-          job.finish()
-          this.pump()
-          this.checkIdle()
-        })
+    while (this.running.size < this.limit) {
+      const job = this.oldestStartable()
+      if (!job) return
+      this.start(job)
     }
   }
 
+  /** The oldest waiting send whose group is under its bound. */
+  private oldestStartable(): Job | undefined {
+    let oldest: Job | undefined
+    for (const [group, queue] of this.waiting) {
+      const head = queue[0]
+      if (!head || (this.runningPerGroup.get(group) ?? 0) >= this.perGroup) continue
+      if (!oldest || head.seq < oldest.seq) oldest = head
+    }
+    return oldest
+  }
+
+  private start(job: Job): void {
+    const queue = this.waiting.get(job.group)!
+    queue.shift()
+    if (queue.length === 0) this.waiting.delete(job.group)
+    this.waitingCount -= 1
+    this.runningPerGroup.set(job.group, (this.runningPerGroup.get(job.group) ?? 0) + 1)
+    const controller = new AbortController()
+    this.running.add(controller)
+    void job
+      .task(controller.signal)
+      .catch((error: unknown) =>
+        this.log.error('webhook send failed', {
+          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        }),
+      )
+      .finally(() => {
+        this.running.delete(controller)
+        const left = (this.runningPerGroup.get(job.group) ?? 1) - 1
+        if (left > 0) this.runningPerGroup.set(job.group, left)
+        else this.runningPerGroup.delete(job.group)
+        job.finish()
+        this.pump()
+        this.checkIdle()
+      })
+  }
+
   private checkIdle(): void {
-    if (this.running.size > 0 || this.waiting.length > 0) return
+    if (this.running.size > 0 || this.waitingCount > 0) return
     const waiters = this.idleWaiters
     this.idleWaiters = []
     for (const w of waiters) w()
