@@ -19,7 +19,7 @@ import {
 import { isDeepStrictEqual } from 'node:util'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const dist = join(root, 'dist')
@@ -74,5 +74,12 @@ for (const bin of BINS) chmodSync(join(root, bin), 0o755)
     process.exit(1)
   }
   writeFileSync(join(dist, 'spec', 'openapi.json'), json)
+}
+// The fixture world's validator as ajv standalone code (mock/fixtures/world-validator.ts), keyed by the
+// schema's SHA-256: compiled once here instead of at every start of the built mock.
+{
+  const built = join(dist, 'mock', 'fixtures', 'world-validator.js')
+  const { precompiledSource, PRECOMPILED_FILE } = await import(pathToFileURL(built).href)
+  writeFileSync(PRECOMPILED_FILE, precompiledSource())
 }
 writeFileSync(stamp, `${new Date().toISOString()}\n`)

@@ -4,12 +4,15 @@
  * openApiQuerySchemas(), shared with the conformance suite. Each instance is made once; callers compile a
  * schema once and keep the function (never per request).
  */
+import { _ } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
+import standaloneCodeModule from 'ajv/dist/standalone/index.js'
 import addFormatsModule from 'ajv-formats'
 import { lazy } from './memo.js'
 
 // ajv-formats is CommonJS: its callable is the default export's `default` under NodeNext.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
+const standaloneCode = standaloneCodeModule as unknown as typeof standaloneCodeModule.default
 
 /**
  * A workflow's input_schema (RUN-024, routes/workflows.ts): every problem reported (error.details.errors),
@@ -27,9 +30,22 @@ export const resultContractAjv = new Ajv2020({ strict: false, allErrors: false }
 /** The mock-only control API's bodies (/_mock, routes/control*.ts): the mock's own schemas, strict. */
 export const controlBodyAjv = new Ajv2020({ allErrors: true, strict: true })
 
-/** The fixture world file's schema (fixtures/world.schema.json, fixtures/world.ts): strict; made on first use. */
+/** The fixture world file's schema (fixtures/world.schema.json, fixtures/world-validator.ts): strict. */
+const FIXTURE_WORLD_OPTIONS = { allErrors: true, strict: true, allowUnionTypes: true } as const
+
+/** The fixture world's instance, made on first use. */
 export const fixtureWorldAjv = lazy(() => {
-  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true })
+  const ajv = new Ajv2020(FIXTURE_WORLD_OPTIONS)
   addFormats(ajv)
   return ajv
 })
+
+/** The fixture world's validator as ajv standalone code (CommonJS), from the same settings, for the build. */
+export function fixtureWorldStandaloneSource(schema: object): string {
+  const ajv = new Ajv2020({
+    ...FIXTURE_WORLD_OPTIONS,
+    code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` },
+  })
+  addFormats(ajv)
+  return standaloneCode(ajv, ajv.compile(schema))
+}
