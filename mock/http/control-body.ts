@@ -2,12 +2,12 @@
  * Reading control-API bodies (mock only): a JSON body, empty meaning {}, validated by an ajv function;
  * INVALID_INPUT 400 when it is not JSON, 422 with the problems when it breaks its schema.
  */
-import type { ErrorObject } from 'ajv'
 import type { Context } from 'hono'
 import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
 
-export type Validator<T> = ((data: unknown) => data is T) & { errors?: ErrorObject[] | null }
+export type { Validator } from '../util/ajv.js'
+import type { Validator } from '../util/ajv.js'
 
 /** Reads a JSON body, empty meaning {}: INVALID_INPUT 400 when it is not JSON. */
 export async function jsonBody(c: Context<Env>): Promise<unknown> {

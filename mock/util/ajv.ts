@@ -4,7 +4,7 @@
  * openApiQuerySchemas(), shared with the conformance suite. Each instance is made once; callers compile a
  * schema once and keep the function (never per request).
  */
-import { _ } from 'ajv'
+import { _, type ErrorObject } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import standaloneCodeModule from 'ajv/dist/standalone/index.js'
 import addFormatsModule from 'ajv-formats'
@@ -27,8 +27,36 @@ addFormats(workflowInputAjv)
  */
 export const resultContractAjv = new Ajv2020({ strict: false, allErrors: false })
 
-/** The mock-only control API's bodies (/_mock, routes/control*.ts): the mock's own schemas, strict. */
-export const controlBodyAjv = new Ajv2020({ allErrors: true, strict: true })
+/** A validator as the control API uses it: a type guard with the last call's errors. */
+export type Validator<T> = ((data: unknown) => data is T) & { errors?: ErrorObject[] | null }
+
+const controlAjv = lazy(() => new Ajv2020({ allErrors: true, strict: true }))
+// The control API's schema constants, registered as their modules load (the same for every instance, as the
+// compiled validators always were); never changed after that.
+// eslint-disable-next-line no-restricted-syntax
+const controlSchemas: object[] = []
+
+/**
+ * The mock-only control API's bodies (/_mock, routes/control*.ts, faults/rules.ts): the mock's own schemas,
+ * strict. A schema is compiled on its first use, not when its module loads (most control endpoints are never
+ * called in a run, and compiling them all was a tenth of start-up); `compileAllControlSchemas()` lets a test
+ * compile every one, so a broken schema still fails the tests rather than a request.
+ */
+export const controlBodyAjv = {
+  compile<T>(schema: object): Validator<T> {
+    controlSchemas.push(schema)
+    const compiled = lazy(() => controlAjv().compile<T>(schema))
+    const validate = ((data: unknown) => compiled()(data)) as Validator<T>
+    Object.defineProperty(validate, 'errors', { get: () => compiled().errors })
+    return validate
+  },
+}
+
+/** Compiles every control schema registered so far (modules loaded); returns how many. */
+export function compileAllControlSchemas(): number {
+  for (const schema of controlSchemas) controlAjv().compile(schema)
+  return controlSchemas.length
+}
 
 /** The fixture world file's schema (fixtures/world.schema.json, fixtures/world-validator.ts): strict. */
 const FIXTURE_WORLD_OPTIONS = { allErrors: true, strict: true, allowUnionTypes: true } as const
