@@ -78,12 +78,15 @@ export function targets(r: Results): { target: string; measured: string; met?: b
   vsHono('GET Turn', 0.6)
   vsHono('POST Session (fresh key)', 0.3)
   vsHono('POST Session (replay)', 0.5)
-  if (r.virtualTime)
+  if (r.virtualTime) {
+    // The target is about 1,000 executions: a smaller run (--quick) is reported, not judged.
+    const full = r.virtualTime.executions >= 1000
     out.push({
-      target: '30 virtual days of the busy Project < 2 s wall',
-      measured: `${f2(r.virtualTime.wallMs / 1000)} s`,
-      met: r.virtualTime.wallMs < 2000,
+      target: '30 virtual days of the busy Project (1,000 executions) < 2 s wall',
+      measured: `${f2(r.virtualTime.wallMs / 1000)} s${full ? '' : ` (${r.virtualTime.executions} executions only)`}`,
+      met: full ? r.virtualTime.wallMs < 2000 : undefined,
     })
+  }
   const small = r.storeSize?.find((s) => s.sessions === 1000)
   const big = r.storeSize?.find((s) => s.sessions === 100_000)
   if (small && big) {
