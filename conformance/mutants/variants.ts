@@ -315,8 +315,8 @@ export const VARIANTS: readonly Variant[] = [
     patches: [
       {
         file: 'mock/access/access.ts',
-        find: 'if (!key || key.revoked || (key.expires_at',
-        replace: 'if (!key || (key.expires_at',
+        find: '  !key.revoked && (key.expires_at',
+        replace: '  (key.expires_at',
       },
     ],
     expect: ['AUTH-007', 'ERR-028'],

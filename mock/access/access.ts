@@ -24,11 +24,14 @@ import { isExpired, runContentExpired, sessionExpired } from '../domain/retentio
 /** What a key reaches: its Project and the Deployments allowed for it. */
 export type Grant = Pick<AuthInfo, 'projectId' | 'deploymentIds'>
 
+/** AUTH-007: the one rule of a key's use: neither revoked nor expired. */
+const keyInForce = (key: ApiKey, nowMs: number): boolean =>
+  !key.revoked && (key.expires_at === null || key.expires_at > nowMs)
+
 /** AUTH-006, AUTH-007: a key that exists and is neither revoked nor expired; undefined otherwise. */
 export function usableKey(db: Db, token: string | undefined, nowMs: number): ApiKey | undefined {
   const key = token === undefined ? undefined : getApiKey(db, token)
-  if (!key || key.revoked || (key.expires_at !== null && key.expires_at <= nowMs)) return undefined
-  return key
+  return key && keyInForce(key, nowMs) ? key : undefined
 }
 
 /** usableKey and whether the key's Project is approved for the beta, read in one statement. */
@@ -39,9 +42,7 @@ export function usableKeyAndApproval(
 ): { key: ApiKey; approved: boolean } | undefined {
   const found = token === undefined ? undefined : getApiKeyAndApproval(db, token)
   if (!found) return undefined
-  const { key } = found
-  if (key.revoked || (key.expires_at !== null && key.expires_at <= nowMs)) return undefined
-  return found
+  return keyInForce(found.key, nowMs) ? found : undefined
 }
 
 /** A Deployment of the key's Project that the key may call; else 404 NOT_FOUND. */
