@@ -20,7 +20,6 @@ import {
   type ActionSpec,
   type ApprovalMaterial,
 } from '../domain/actions.js'
-import { runFileExpiresAt } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
 import {
   getAction,
@@ -33,8 +32,8 @@ import {
   type ActionStatus,
 } from '../store/actions.js'
 import { getExecution, type ExecutionRecord } from '../store/executions.js'
-import { createArtifact } from '../store/files.js'
 import { finishExecution, setStatus, type ExecutionEvent } from './lifecycle.js'
+import { storeExecutionArtifact } from './outputs.js'
 import type { ScenarioStep } from './scenarios.js'
 
 type ActionStep = Extract<ScenarioStep, { step: 'action_required' }>
@@ -97,21 +96,11 @@ function withReviewFiles(
 ): ApprovalMaterial {
   const material = approvalMaterial(spec)
   if (!spec.review_files) return material
-  const nowMs = deps.clock.nowMs()
-  const expiresAtMs = e.run ? runFileExpiresAt(e.run.deadline_at, e.run.retention_days) : undefined
   material.review_files = spec.review_files.map((f) => {
-    const stored = createArtifact(deps.db, {
-      artifactId: deps.ids.uuid(),
-      fileId: deps.ids.uuid(),
-      projectId: e.project_id,
-      deploymentId: e.deployment_id,
-      sessionId: e.session_id,
-      executionId: e.id,
+    const stored = storeExecutionArtifact(deps, e, {
       filename: f.filename,
       mimeType: f.mime_type,
       bytes: new Uint8Array(Buffer.from(f.text, 'utf8')),
-      nowMs,
-      expiresAtMs,
       reviewActionId: actionId,
     })
     return {

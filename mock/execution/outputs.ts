@@ -51,7 +51,12 @@ import {
   type ExecutionStatus,
   type OutputItem,
 } from '../store/executions.js'
-import { createArtifact, getArtifactFile, type StoredFile } from '../store/files.js'
+import {
+  createArtifact,
+  getArtifactFile,
+  type NewArtifact,
+  type StoredFile,
+} from '../store/files.js'
 import type { OutputSpec, ScenarioStep } from './scenarios.js'
 
 /** What one output step comes to. */
@@ -103,21 +108,34 @@ function storeFile(deps: Deps, e: ExecutionRecord, f: FileToStore): StoredFile |
   }
   const full = storageBreak(executionFileBytes(deps.db, e.id), f.bytes.byteLength)
   if (full) return full
-  // RET-009: a Run's files are kept until its deadline and the end of its content retention.
-  const expiresAtMs = e.run ? runFileExpiresAt(e.run.deadline_at, e.run.retention_days) : undefined
+  return storeExecutionArtifact(deps, e, {
+    filename: f.filename,
+    mimeType: f.mimeType,
+    bytes: f.bytes,
+    readyAtMs: f.readyAtMs,
+  })
+}
+
+/**
+ * Stores a file of the execution as an artifact of its Project, Deployment and Session (result files, and an
+ * approval's review files): the one place an execution's file gets its ids and its retention.
+ */
+export function storeExecutionArtifact(
+  deps: Deps,
+  e: ExecutionRecord,
+  f: Pick<NewArtifact, 'filename' | 'mimeType' | 'bytes' | 'readyAtMs' | 'reviewActionId'>,
+): StoredFile {
   return createArtifact(deps.db, {
+    ...f,
     artifactId: deps.ids.uuid(),
     fileId: deps.ids.uuid(),
     projectId: e.project_id,
     deploymentId: e.deployment_id,
     sessionId: e.session_id,
     executionId: e.id,
-    filename: f.filename,
-    mimeType: f.mimeType,
-    bytes: f.bytes,
     nowMs: deps.clock.nowMs(),
-    expiresAtMs,
-    readyAtMs: f.readyAtMs,
+    // RET-009: a Run's files are kept until its deadline and the end of its content retention.
+    expiresAtMs: e.run ? runFileExpiresAt(e.run.deadline_at, e.run.retention_days) : undefined,
   })
 }
 
