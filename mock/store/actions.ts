@@ -24,7 +24,8 @@ export type ActionRecord = {
   resolution: Record<string, unknown> | null
 }
 
-type ActionRow = Omit<
+/** An actions row as stored (JSON columns unparsed). */
+export type ActionRow = Omit<
   ActionRecord,
   'material' | 'questions' | 'content_available' | 'resolution'
 > & {

@@ -27,7 +27,8 @@ export type EventRecord = {
   status: string | null
 }
 
-type EventRow = Omit<EventRecord, 'data'> & { data_json: string }
+/** An events row as stored (data unparsed). */
+export type EventRow = Omit<EventRecord, 'data'> & { data_json: string }
 const toEvent = ({ data_json, ...r }: EventRow): EventRecord => ({
   ...r,
   data: JSON.parse(data_json) as EventRecord['data'],

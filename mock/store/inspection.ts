@@ -6,40 +6,40 @@
 import type { Db } from './db.js'
 import type { ExecutionRow, SessionRecord } from './executions.js'
 import type { TimerRow as StoredTimerRow } from './timers.js'
-import type { DeliveryRecord } from './webhooks.js'
+import type { ActionRow as StoredActionRow } from './actions.js'
+import type { EventRow as StoredEventRow } from './events.js'
+import type { DeliveryRecord, EndpointRow as StoredEndpointRow } from './webhooks.js'
 
 export type { ExecutionRow }
 
 export type RateWindowRow = { scope: string; start_ms: number; count: number }
-export type EventRow = {
-  event_id: string
-  aggregate_kind: string
-  aggregate_id: string
-  sequence: number
-  type: string
-  created_at: number
-  data_json: string
-  status: string | null
-}
+export type EventRow = Pick<
+  StoredEventRow,
+  | 'event_id'
+  | 'aggregate_kind'
+  | 'aggregate_id'
+  | 'sequence'
+  | 'type'
+  | 'created_at'
+  | 'data_json'
+  | 'status'
+>
 export type LedgerRow = { category: string; su: number; settled_at: number }
-export type ActionRow = {
-  id: string
-  kind: string
-  status: string
-  created_at: number
-  expires_at: number
-  resolved_at: number | null
-}
-export type EndpointRow = {
-  id: string
-  url: string
-  event_types_json: string | null
-  status: string
-  secret: string
-  rotated_at: number | null
-  created_at: number
-  deleted_at: number | null
-}
+export type ActionRow = Pick<
+  StoredActionRow,
+  'id' | 'kind' | 'status' | 'created_at' | 'expires_at' | 'resolved_at'
+>
+export type EndpointRow = Pick<
+  StoredEndpointRow,
+  | 'id'
+  | 'url'
+  | 'event_types_json'
+  | 'status'
+  | 'secret'
+  | 'rotated_at'
+  | 'created_at'
+  | 'deleted_at'
+>
 export type TimerRow = Omit<StoredTimerRow, 'subject'>
 
 type SessionRow = Omit<SessionRecord, 'metadata'>

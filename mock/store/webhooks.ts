@@ -21,7 +21,8 @@ export type EndpointRecord = {
   deleted_at: number | null
 }
 
-type EndpointRow = Omit<EndpointRecord, 'event_types'> & {
+/** A webhook_endpoints row as stored (event types unparsed). */
+export type EndpointRow = Omit<EndpointRecord, 'event_types'> & {
   seq: number
   event_types_json: string | null
 }
