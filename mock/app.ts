@@ -1,13 +1,12 @@
 /**
- * createApp(deps): the middleware order (deps, request id, log, no-store), the /_mock control routes, the
- * /v1 and /api/runtime mounting points, and the error policy: onError renders every error through
+ * createApp(deps): the middleware order (frame: deps, request id and the fixed headers; log; journal), the
+ * /_mock control routes, the /v1 and /api/runtime mounting points, and the error policy: onError renders every error through
  * errorResponse; an unknown path is HTTP_ERROR 404, a known path with another method HTTP_ERROR 405.
  */
 import { Hono } from 'hono'
 import { TrieRouter } from 'hono/router/trie-router'
 import type { Deps, Env } from './deps.js'
 import { ApiError, ConnectionDropped, errorResponse } from './errors.js'
-import { readVars } from './http/context-vars.js'
 import { carriesGatedKey } from './middleware/api-key.js'
 import { controlToken } from './middleware/control-token.js'
 import { noteControlWrites } from './inspector/change-sources.js'
@@ -16,9 +15,7 @@ import { faults } from './middleware/faults.js'
 import { forwardCompat } from './middleware/forward-compat.js'
 import { journal } from './middleware/journal.js'
 import { logger } from './middleware/logger.js'
-import { noStore } from './middleware/no-store.js'
-import { mockVersion } from './middleware/version.js'
-import { requestId } from './middleware/request-id.js'
+import { frame } from './middleware/frame.js'
 import { controlRoutes } from './routes/control.js'
 import { controlAccessRoutes } from './routes/control-access.js'
 import { controlActionRoutes } from './routes/control-actions.js'
@@ -64,16 +61,9 @@ function mount(families: readonly ((app: Hono<Env>) => void)[]): Hono<Env> {
 export function createApp(deps: Deps): Hono<Env> {
   const app = new Hono<Env>()
 
-  app.use('*', async function injectDeps(c, next) {
-    c.set('deps', deps)
-    readVars(c)
-    await next()
-  })
-  app.use('*', requestId())
+  app.use('*', frame(deps))
   app.use('*', logger())
   app.use('*', journal())
-  app.use('*', noStore())
-  app.use('*', mockVersion())
 
   // The inspector's page holds no data: served before the control token (its state and stream are not).
   app.route('/_mock', inspectorPageRoutes())

@@ -85,9 +85,8 @@ export const VARIANTS: readonly Variant[] = [
     patches: [
       {
         file: 'mock/http/route.ts',
-        find: "        c.header('Idempotent-Replayed', 'true')",
-        replace:
-          "        handler(c, requestOf(c, op))\n        c.header('Idempotent-Replayed', 'true')",
+        find: '  if (replayed) return replayed\n',
+        replace: '  if (replayed) {\n    handler(c, requestOf(c, op))\n    return replayed\n  }\n',
       },
     ],
     expect: ['IDEM-001', 'IDEM-008', 'STATE-003'],

@@ -8,13 +8,14 @@
  * An idempotent operation's handler is synchronous and runs inside one transaction with the receipt lookup and
  * store, so two concurrent requests with one key create one execution and a retry replays the receipt.
  */
-import type { Context, Hono, MiddlewareHandler } from 'hono'
+import type { Context, Handler, Hono } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import type { Env } from '../deps.js'
 import { requestFingerprint } from '../domain/idempotency.js'
 import { idempotencyExpiresAt } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
 import { authenticateApiKey, requireScopes } from '../middleware/api-key.js'
+import type { Guard } from '../middleware/guard.js'
 import { authenticateOwner } from '../middleware/owner-token.js'
 import { rateLimit } from '../middleware/rate-limit.js'
 import { readBody } from '../middleware/request-body.js'
@@ -24,7 +25,7 @@ import {
   requireIdempotencyKey,
   validateRequest,
 } from '../middleware/validate.js'
-import { liveReceipt, putIdempotency } from '../store/idempotency.js'
+import { liveReceipt, putIdempotency, type IdempotencyRecord } from '../store/idempotency.js'
 import { loadOperations, type OperationSpec } from './operations.js'
 import {
   requestOf,
@@ -51,14 +52,9 @@ export function operation(operationId: string): OperationSpec {
   return op
 }
 
-/** The middleware chain the document implies for an operation, in the order errors are decided. */
-export function pipeline(op: OperationSpec): MiddlewareHandler<Env>[] {
-  const chain: MiddlewareHandler<Env>[] = [
-    async function setOperation(c, next) {
-      c.set('op', op)
-      await next()
-    },
-  ]
+/** The checks the document implies for an operation, in the order errors are decided. */
+export function pipeline(op: OperationSpec): Guard[] {
+  const chain: Guard[] = []
   if (op.security.kind === 'apiKey') {
     chain.push(
       authenticateApiKey(),
@@ -104,7 +100,14 @@ export function route<O extends OperationId>(
   // its Reply<O> is one of the AnyReply shapes render() and the idempotency receipt take.
   const run = handler as unknown as AnyHandler
   const mount = op.path.startsWith('/v1/') ? '/v1' : '/api/runtime'
-  const serve: MiddlewareHandler<Env> = async function serve(c) {
+  const guards = pipeline(op)
+  // One handler per operation: its guards are plain calls, awaited only when one must wait (a body).
+  const serve: Handler<Env> = async function serve(c) {
+    c.set('op', op)
+    for (const guard of guards) {
+      const waiting = guard(c)
+      if (waiting) await waiting
+    }
     if (opts.prepare) {
       const prepared = await opts.prepare(c, requestOf<O>(c, op))
       c.set('input', { ...c.var.input!, ...prepared })
@@ -113,12 +116,33 @@ export function route<O extends OperationId>(
     const reply = keyed ? idempotent(c, op, run) : await run(c, requestOf(c, op))
     return reply instanceof Response ? reply : render(c, reply)
   }
-  app.on([op.method], [op.honoPath.slice(mount.length)], ...pipeline(op), serve)
+  app.on([op.method], [op.honoPath.slice(mount.length)], serve)
 }
 
 function render(c: Context<Env>, reply: AnyReply): Response {
   for (const [k, v] of Object.entries(reply.headers ?? {})) c.header(k, v)
   return c.json(reply.body as object, reply.status as ContentfulStatusCode)
+}
+
+/** IDEM rules: the stored receipt's answer (a replay), 409 IDEMPOTENCY_CONFLICT, or undefined if none. */
+function answerFromReceipt(
+  c: Context<Env>,
+  stored: IdempotencyRecord | undefined,
+  fingerprint: string,
+): AnyReply | undefined {
+  if (!stored) return undefined
+  if (stored.fingerprint !== fingerprint) {
+    throw new ApiError('IDEMPOTENCY_CONFLICT', {
+      message:
+        'This Idempotency-Key was used with another request; send the same body or use a new key.',
+      details: { idempotency_expires_at: new Date(stored.expires_at).toISOString() },
+    })
+  }
+  c.header('Idempotent-Replayed', 'true')
+  return {
+    status: stored.status as AnyReply['status'],
+    body: JSON.parse(stored.body_json) as unknown,
+  }
 }
 
 /** IDEM rules: replay, conflict, or run the handler and keep its receipt, all in one transaction. */
@@ -133,25 +157,15 @@ function idempotent(c: Context<Env>, op: OperationSpec, handler: AnyHandler): An
     body: input.body,
     upload: input.upload,
   })
+  // A receipt that answers is a replay (or a conflict) and writes nothing: answered without a transaction.
+  // Everything below is synchronous, so no receipt can be stored between this lookup and the handler's run
+  // (and a receipt the lookup did not find cannot start holding later).
+  const replayed = answerFromReceipt(c, liveReceipt(db, projectId, key, clock.nowMs()), fingerprint)
+  if (replayed) return replayed
   // One instant per request: created_at, deadlines and idempotency_expires_at agree (RET-001).
   return clock.pinned(() =>
     db.tx(() => {
       const nowMs = clock.nowMs()
-      const stored = liveReceipt(db, projectId, key, nowMs)
-      if (stored) {
-        if (stored.fingerprint !== fingerprint) {
-          throw new ApiError('IDEMPOTENCY_CONFLICT', {
-            message:
-              'This Idempotency-Key was used with another request; send the same body or use a new key.',
-            details: { idempotency_expires_at: new Date(stored.expires_at).toISOString() },
-          })
-        }
-        c.header('Idempotent-Replayed', 'true')
-        return {
-          status: stored.status as AnyReply['status'],
-          body: JSON.parse(stored.body_json) as unknown,
-        }
-      }
       const expiresAt = idempotencyExpiresAt(nowMs)
       c.set('input', { ...input, idempotencyExpiresAt: new Date(expiresAt).toISOString() })
       const reply = handler(c, requestOf(c, op))

@@ -103,6 +103,15 @@ describe.skipIf(!executablePath)(title, () => {
 
   const timelineStatus = (p: Page) => p.textContent('#timeline-status')
 
+  /** Polls a condition on the test's side (bounded by WAIT). */
+  async function waitUntil(ok: () => boolean) {
+    const deadline = Date.now() + WAIT.timeout
+    while (!ok()) {
+      if (Date.now() > deadline) throw new Error('condition not met in time')
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  }
+
   it('shows a Session created through the API and, after the advance button, its Turn SUCCEEDED on the timeline', async () => {
     const problems = await start()
     const { turn_id } = await createSession('browser-1')
@@ -156,12 +165,16 @@ describe.skipIf(!executablePath)(title, () => {
     })
     expect(registered.status).toBe(201)
     const { turn_id } = await createSession('browser-2')
+    const startedAt = mock.clock.now().getTime()
     await page.waitForSelector(`tr[data-execution-id="${turn_id}"]`, WAIT)
     await page.click(`tr[data-execution-id="${turn_id}"]`)
-    await page.click('#advance-1m')
-    await mock.webhooks.idle()
-    await page.click('#advance-1m')
-    await mock.webhooks.idle()
+    // The button's request reaches the mock after the click returns: wait for the clock to move before
+    // waiting for the webhook sends the advance started.
+    for (const minutes of [1, 2]) {
+      await page.click('#advance-1m')
+      await waitUntil(() => mock.clock.now().getTime() >= startedAt + minutes * 60_000)
+      await mock.webhooks.idle()
+    }
 
     const listed = await fetch(`${base}/api/runtime/projects/${PROJECT}/webhook-deliveries`, {
       headers: { Authorization: `Bearer ${owner}` },

@@ -3,10 +3,11 @@
  * unknown, revoked or expired key is 401 INVALID_API_KEY; a Project not approved for the private beta sees
  * 404 NOT_FOUND on every path; requireScopes() answers 403 INSUFFICIENT_SCOPE.
  */
-import type { Context, MiddlewareHandler } from 'hono'
+import type { Context } from 'hono'
 import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { usableKeyAndApproval } from '../access/access.js'
+import type { Guard } from './guard.js'
 
 /** `Bearer <token>` with one space-free token, else undefined. */
 export function bearerToken(header: string | undefined): string | undefined {
@@ -21,8 +22,8 @@ export function carriesGatedKey(c: Context<Env>): boolean {
   return found !== undefined && !found.approved
 }
 
-export const authenticateApiKey = (): MiddlewareHandler<Env> =>
-  async function authenticateApiKey(c, next) {
+export const authenticateApiKey = (): Guard =>
+  function authenticateApiKey(c) {
     const { db, clock } = c.var.deps
     // The key and its Project's approval in one statement.
     const found = usableKeyAndApproval(
@@ -45,12 +46,11 @@ export const authenticateApiKey = (): MiddlewareHandler<Env> =>
       scopes: key.scopes,
       deploymentIds: key.deployment_ids,
     })
-    await next()
   }
 
 /** Every scope of one of the alternatives must be held (`[[]]`: any valid key). */
-export const requireScopes = (alternatives: string[][]): MiddlewareHandler<Env> =>
-  async function requireScopes(c, next) {
+export const requireScopes = (alternatives: string[][]): Guard =>
+  function requireScopes(c) {
     const held = c.var.auth?.scopes ?? []
     const ok =
       alternatives.length === 0 || alternatives.some((all) => all.every((s) => held.includes(s)))
@@ -60,5 +60,4 @@ export const requireScopes = (alternatives: string[][]): MiddlewareHandler<Env> 
         details: { required_scopes: alternatives },
       })
     }
-    await next()
   }

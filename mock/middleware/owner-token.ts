@@ -3,14 +3,13 @@
  * bearer must be the owner token of that Project; an API key never works here (401 INVALID_API_KEY, the
  * mock's assumed code: the document does not show the management errors).
  */
-import type { MiddlewareHandler } from 'hono'
-import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { getProjectByOwnerToken } from '../store/projects.js'
 import { bearerToken } from './api-key.js'
+import type { Guard } from './guard.js'
 
-export const authenticateOwner = (): MiddlewareHandler<Env> =>
-  async function authenticateOwner(c, next) {
+export const authenticateOwner = (): Guard =>
+  function authenticateOwner(c) {
     const token = bearerToken(c.req.header('Authorization'))
     const project = token === undefined ? undefined : getProjectByOwnerToken(c.var.deps.db, token)
     if (!project)
@@ -20,5 +19,4 @@ export const authenticateOwner = (): MiddlewareHandler<Env> =>
     // Another Project's id is indistinguishable from an absent one.
     if (project.id !== c.req.param('project_id')) throw new ApiError('NOT_FOUND')
     c.set('ownerProjectId', project.id)
-    await next()
   }

@@ -8,7 +8,7 @@
  * hides its own error behind a 429; an idempotent resend answered from its stored receipt (the replay, or
  * IDEMPOTENCY_CONFLICT) creates nothing, so it is neither counted nor refused.
  */
-import type { Context, MiddlewareHandler } from 'hono'
+import type { Context } from 'hono'
 import type { Deps, Env } from '../deps.js'
 import { decide, effectiveLimit, type RateClass, type RateScope } from '../domain/rate-limits.js'
 import { ApiError } from '../errors.js'
@@ -18,6 +18,7 @@ import { getArtifactFile } from '../store/files.js'
 import { getApiKey } from '../store/projects.js'
 import { liveReceipt } from '../store/idempotency.js'
 import { getRateWindow, putRateWindow } from '../store/rate-windows.js'
+import type { Guard } from './guard.js'
 
 /**
  * RATE-002: the Deployment a request counts against: the path's Deployment, else the Deployment of the
@@ -34,17 +35,17 @@ function deploymentOfRequest(c: Context<Env>): string | undefined {
   return undefined
 }
 
-export const rateLimit = (cls: RateClass): MiddlewareHandler<Env> =>
-  async function rateLimit(c, next) {
+export const rateLimit = (cls: RateClass): Guard =>
+  function rateLimit(c) {
     const { db, config } = c.var.deps
     const auth = c.var.auth
-    if (!config.rateLimits || !auth) return next()
+    if (!config.rateLimits || !auth) return
     const idempotencyKey = c.var.input?.idempotencyKey
     if (
       idempotencyKey !== undefined &&
       liveReceipt(db, auth.projectId, idempotencyKey, c.var.deps.clock.nowMs())
     )
-      return next()
+      return
     const key = getApiKey(db, auth.key)
     const perMinute = `${cls}_per_minute` as const
     const scopes: RateScope[] = [
@@ -63,7 +64,6 @@ export const rateLimit = (cls: RateClass): MiddlewareHandler<Env> =>
       message: `Call rate exceeded: ${limit} ${cls} requests per minute.`,
       details: { limit, rate_class: cls, scope },
     }))
-    await next()
   }
 
 /**

@@ -4,12 +4,13 @@
  * INVALID_INPUT when unparseable); uploads are uncompressed multipart/form-data with exactly one part named
  * `file` (422 INVALID_INPUT otherwise) of at most 20 MiB (413 FILE_TOO_LARGE). The result is c.var.input.
  */
-import type { Context, MiddlewareHandler } from 'hono'
+import type { Context } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import type { Env, RequestInput } from '../deps.js'
 import { MAX_FILE_BYTES } from '../domain/file-rules.js'
 import { ApiError } from '../errors.js'
 import type { OperationSpec } from '../http/operations.js'
+import type { Guard } from './guard.js'
 
 /** JSON request bodies are at most 64 KiB. */
 export const MAX_JSON_BYTES = 64 * 1024
@@ -32,31 +33,32 @@ const refuseCompressed = (encoding: string | undefined) => {
  * request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 6.3). Chunked bodies and
  * in-process requests (app.request, fetch) go through Hono's bodyLimit, which counts while it reads.
  */
-function limitBody(maxSize: number, onError: (c: Context<Env>) => never): MiddlewareHandler<Env> {
+function limitBody(maxSize: number, onError: (c: Context<Env>) => never): Guard {
   const counted = bodyLimit({ maxSize, onError })
-  return async function limitBody(c, next) {
+  // Hono's bodyLimit reads (and counts) the whole body before it calls next: nothing is left for next to do.
+  const read = async () => undefined
+  return function limitBody(c) {
     const overHttp = (c.env as { incoming?: unknown } | undefined)?.incoming !== undefined
-    if (!overHttp || c.req.header('Transfer-Encoding') !== undefined) return counted(c, next)
+    if (!overHttp || c.req.header('Transfer-Encoding') !== undefined)
+      return counted(c, read) as Promise<void>
     const length = c.req.header('Content-Length')
     if (length !== undefined && parseInt(length, 10) > maxSize) onError(c)
-    await next()
   }
 }
 
 const mediaTypeOf = (header: string | undefined) =>
   (header ?? '').split(';')[0]!.trim().toLowerCase()
 
-export const readBody = (op: OperationSpec): MiddlewareHandler<Env>[] => {
+export const readBody = (op: OperationSpec): Guard[] => {
   if (op.body?.mediaType === 'multipart/form-data') {
     return [
-      async function refuseCompressedUpload(c, next) {
+      function refuseCompressedUpload(c) {
         refuseCompressed(c.req.header('Content-Encoding'))
-        await next()
       },
       limitBody(MAX_FILE_BYTES + MULTIPART_OVERHEAD, () => {
         throw new ApiError('FILE_TOO_LARGE', { message: 'Uploaded files are at most 20 MiB.' })
       }),
-      async function readUpload(c, next) {
+      async function readUpload(c) {
         if (mediaTypeOf(c.req.header('Content-Type')) !== 'multipart/form-data') {
           throw new ApiError('UNSUPPORTED_MEDIA_TYPE', {
             message: 'Uploads are multipart/form-data with one part named file.',
@@ -93,43 +95,46 @@ export const readBody = (op: OperationSpec): MiddlewareHandler<Env>[] => {
           },
         }
         c.set('input', input)
-        await next()
       },
     ]
   }
   return [
-    async function refuseCompressedJson(c, next) {
+    function refuseCompressedJson(c) {
       if (op.body) refuseCompressed(c.req.header('Content-Encoding'))
-      await next()
     },
     limitBody(MAX_JSON_BYTES, () => {
       throw new ApiError('INPUT_TOO_LARGE', { message: 'JSON request bodies are at most 64 KiB.' })
     }),
-    async function readJson(c, next) {
-      let body: unknown
-      if (op.body) {
-        const text = await c.req.text()
-        if (text.length === 0) {
-          body = undefined
-        } else {
-          const type = mediaTypeOf(c.req.header('Content-Type'))
-          if (type !== 'application/json' && !type.endsWith('+json')) {
-            throw new ApiError('UNSUPPORTED_MEDIA_TYPE', {
-              message: 'Request bodies are JSON (Content-Type: application/json).',
-            })
-          }
-          try {
-            body = JSON.parse(text)
-          } catch {
-            throw new ApiError('INVALID_INPUT', {
-              status: 400,
-              message: 'The request body is not valid JSON.',
-            })
-          }
-        }
+    function readJson(c) {
+      // An operation without a body reads nothing: no promise to wait for.
+      if (!op.body) {
+        c.set('input', { ...c.var.input, body: undefined, query: {} })
+        return
       }
-      c.set('input', { ...c.var.input, body, query: {} })
-      await next()
+      return readJsonBody(c)
     },
   ]
+}
+
+/** The JSON body of an operation that takes one (undefined when empty), as c.var.input.body. */
+async function readJsonBody(c: Context<Env>): Promise<void> {
+  const text = await c.req.text()
+  let body: unknown
+  if (text.length > 0) {
+    const type = mediaTypeOf(c.req.header('Content-Type'))
+    if (type !== 'application/json' && !type.endsWith('+json')) {
+      throw new ApiError('UNSUPPORTED_MEDIA_TYPE', {
+        message: 'Request bodies are JSON (Content-Type: application/json).',
+      })
+    }
+    try {
+      body = JSON.parse(text)
+    } catch {
+      throw new ApiError('INVALID_INPUT', {
+        status: 400,
+        message: 'The request body is not valid JSON.',
+      })
+    }
+  }
+  c.set('input', { ...c.var.input, body, query: {} })
 }

@@ -4,17 +4,16 @@
  * malformed X-Correlation-Id is 400 INVALID_CORRELATION_ID (its format comes from the spec's CorrelationId
  * parameter, also assumed).
  */
-import type { MiddlewareHandler } from 'hono'
 import { openApiSchemas } from '../../spec/index.js'
-import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { delegatedAccessNames } from '../http/operations.js'
+import type { Guard } from './guard.js'
 
 const delegated = delegatedAccessNames()
 const correlationId = openApiSchemas().at('#/components/parameters/CorrelationId/schema')
 
-export const refuseDelegatedAccess = (): MiddlewareHandler<Env> =>
-  async function refuseDelegatedAccess(c, next) {
+export const refuseDelegatedAccess = (): Guard =>
+  function refuseDelegatedAccess(c) {
     const header = delegated.headers.find((h) => c.req.header(h) !== undefined)
     const query = delegated.query.find((q) => c.req.query(q) !== undefined)
     if (header || query) {
@@ -23,14 +22,12 @@ export const refuseDelegatedAccess = (): MiddlewareHandler<Env> =>
         details: header ? { header } : { parameter: query },
       })
     }
-    await next()
   }
 
-export const checkCorrelationId = (): MiddlewareHandler<Env> =>
-  async function checkCorrelationId(c, next) {
+export const checkCorrelationId = (): Guard =>
+  function checkCorrelationId(c) {
     const value = c.req.header('X-Correlation-Id')
     if (value !== undefined && !correlationId(value)) {
       throw new ApiError('INVALID_CORRELATION_ID', { message: 'X-Correlation-Id is malformed.' })
     }
-    await next()
   }

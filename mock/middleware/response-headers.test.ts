@@ -72,7 +72,7 @@ async function statementsOf(path: string): Promise<string[]> {
   return seen
 }
 
-it('reads a key and its Project in one statement; a Turn read runs 4 statements, a Deployment list 2', async () => {
+it('reads a key and its Project in one statement; a Turn read runs 4 statements, the same read again none, then a Deployment list 1 (the key is kept)', async () => {
   const created = await mock.app.request(`/v1/deployments/${D}/sessions`, {
     method: 'POST',
     headers: { ...H, 'Idempotency-Key': 'k' },
@@ -84,5 +84,9 @@ it('reads a key and its Project in one statement; a Turn read runs 4 statements,
   expect(turn.filter((s) => /\bFROM api_keys\b/.test(s))).toHaveLength(1)
   expect(turn.filter((s) => /\bFROM projects\b/.test(s))).toHaveLength(0)
   expect(turn).toHaveLength(4)
-  expect(await statementsOf('/v1/deployments')).toHaveLength(2)
+  // Nothing was written since: the key, the Session, the Turn and its outputs are served from memory.
+  expect(await statementsOf(status_url)).toEqual([])
+  expect(await statementsOf('/v1/deployments')).toEqual([
+    'SELECT * FROM deployments WHERE project_id = ? ORDER BY position',
+  ])
 })

@@ -6,16 +6,15 @@
  * INVALID_CURSOR. An absent body of an EmptyInput operation counts as {}.
  */
 import type { ErrorObject } from 'ajv'
-import type { MiddlewareHandler } from 'hono'
 import {
   loadOpenApi,
   openApiQuerySchemas,
   openApiSchemas,
   type HttpErrorCode,
 } from '../../spec/index.js'
-import type { Env } from '../deps.js'
 import { ApiError, apiErrorOf } from '../errors.js'
 import type { OperationSpec } from '../http/operations.js'
+import type { Guard } from './guard.js'
 
 const doc = loadOpenApi()
 const bodies = openApiSchemas()
@@ -61,8 +60,8 @@ const problems = (errors: ErrorObject[] | null | undefined) =>
   }))
 
 /** Idempotency-Key: present and 1 to 256 bytes (IDEM, EP rules). */
-export const requireIdempotencyKey = (): MiddlewareHandler<Env> =>
-  async function requireIdempotencyKey(c, next) {
+export const requireIdempotencyKey = (): Guard =>
+  function requireIdempotencyKey(c) {
     const key = c.req.header('Idempotency-Key')
     // Node hands header values over as latin1 strings: one character per byte on the wire. A string built in
     // process (app.request) may hold wider characters: those count as their UTF-8 bytes.
@@ -77,15 +76,13 @@ export const requireIdempotencyKey = (): MiddlewareHandler<Env> =>
       throw new ApiError('INVALID_IDEMPOTENCY_KEY', { details: { bytes } })
     }
     c.set('input', { ...(c.var.input ?? { body: undefined, query: {} }), idempotencyKey: key })
-    await next()
   }
 
 /** An optional Idempotency-Key (closeSession): when sent, the same checks as a required one. */
-export const optionalIdempotencyKey = (): MiddlewareHandler<Env> => {
+export const optionalIdempotencyKey = (): Guard => {
   const check = requireIdempotencyKey()
-  return async function optionalIdempotencyKey(c, next) {
-    if (c.req.header('Idempotency-Key') === undefined) await next()
-    else await check(c, next)
+  return function optionalIdempotencyKey(c) {
+    if (c.req.header('Idempotency-Key') !== undefined) return check(c)
   }
 }
 
@@ -106,9 +103,9 @@ function compileChecks(op: OperationSpec) {
  * The operation's checks are compiled on its first request, not when the routes are registered: start-up
  * then compiles no schema (a mock started for a test suite may use a handful of its operations).
  */
-export const validateRequest = (op: OperationSpec): MiddlewareHandler<Env> => {
+export const validateRequest = (op: OperationSpec): Guard => {
   let checks: ReturnType<typeof compileChecks> | undefined
-  return async function validateRequestMiddleware(c, next) {
+  return function validateRequest(c) {
     checks ??= compileChecks(op)
     const { validateBody, codes, emptyInput, validateQuery } = checks
     const input = c.var.input ?? { body: undefined, query: {} }
@@ -168,7 +165,6 @@ export const validateRequest = (op: OperationSpec): MiddlewareHandler<Env> => {
       }
     }
     c.set('input', { ...input, body, query })
-    await next()
   }
 }
 

@@ -3,10 +3,7 @@
  * X-Mock-Interface-Version (the interface document's version it simulates, info.version of spec/openapi.yaml),
  * so an SDK's test log tells which mock answered. Mock-only headers: a real deployment sends neither.
  */
-import type { MiddlewareHandler } from 'hono'
 import { loadOpenApi, PACKAGE_VERSION } from '../../spec/index.js'
-import type { Env } from '../deps.js'
-import { withHeaders } from './response-headers.js'
 
 export const MOCK_VERSION_HEADER = 'X-Mock-Version'
 export const INTERFACE_VERSION_HEADER = 'X-Mock-Interface-Version'
@@ -17,14 +14,11 @@ export const versions = (): { mock_version: string; interface_version: string } 
   interface_version: loadOpenApi().info.version,
 })
 
-/** Set before the handler (middleware/response-headers.ts). */
-export function mockVersion(): MiddlewareHandler<Env> {
+/** The two headers, set on every answer by middleware/frame.ts. */
+export function versionHeaders(): (readonly [string, string])[] {
   const v = versions()
-  const headers = [
+  return [
     [MOCK_VERSION_HEADER, v.mock_version],
     [INTERFACE_VERSION_HEADER, v.interface_version],
-  ] as const
-  return async function mockVersionMiddleware(c, next) {
-    await withHeaders(c, next, headers)
-  }
+  ]
 }

@@ -105,7 +105,7 @@ export function artifactRoutes(app: Hono<Env>): void {
     // RATE-002: a download is a Read-class call of the key that issued the address.
     if (grant.auth) {
       c.set('auth', grant.auth)
-      await rateLimit('read')(c, async () => {})
+      rateLimit('read')(c)
     }
     // ART-003: the address costs SU only now, when it is consumed (one charge: the token is used once).
     const served = deps.db.tx(() => {

@@ -1,6 +1,8 @@
 /**
  * Opens the SQLite store (better-sqlite3: ":memory:" by default, a file with --db), applies the numbered
  * migrations of mock/store/schema/*.sql in file-name order, caches prepared statements and runs transactions.
+ * Hot reads (a key, a Session, an execution, read on every request) go through cached(): their rows are kept
+ * in memory until a table they read is written (see ReadCache below).
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import Database from 'better-sqlite3'
@@ -16,6 +18,11 @@ export interface Db {
   readonly path: string
   /** A cached prepared statement: the same SQL text is compiled once per connection. */
   stmt(sql: string): Statement
+  /**
+   * A read whose rows are kept in memory and served again until a table the SQL reads (every name after FROM
+   * or JOIN) is written through this connection. Rows are frozen: callers map them to records, never edit them.
+   */
+  cached(sql: string): CachedRead
   /** Runs fn in one transaction (a savepoint when nested) and returns its result; throws roll back. */
   tx<T>(fn: () => T): T
   /** Names of the tables holding world state (every table but the migration ledger). */
@@ -23,6 +30,12 @@ export interface Db {
   /** Empties every world table (inside the caller's transaction; foreign keys checked at its end). */
   clearWorld(): void
   close(): void
+}
+
+/** A cached read (Db.cached): get() is the first row or undefined, all() every row. */
+export type CachedRead = {
+  get(...params: (string | number | null)[]): unknown
+  all(...params: (string | number | null)[]): unknown[]
 }
 
 // The SQL files stay in mock/store/schema (shipped as they are): found from the package root, built or not.
@@ -49,19 +62,30 @@ export function openDb(
   raw.pragma('busy_timeout = 5000')
   migrate(raw, schemaDir)
 
+  const writes = new WriteGenerations(raw)
   const cache = new Map<string, Statement>()
   const stmt = (sql: string): Statement => {
     let s = cache.get(sql)
     if (!s) {
       s = raw.prepare(sql)
+      if (!s.readonly) writes.track(s, sql)
       cache.set(sql, s)
     }
     return s
   }
+  const reads = new Map<string, CachedRead>()
   return {
     raw,
     path,
     stmt,
+    cached(sql) {
+      let read = reads.get(sql)
+      if (!read) {
+        read = readCache(this, sql, writes)
+        reads.set(sql, read)
+      }
+      return read
+    },
     tx: <T>(fn: () => T): T => raw.transaction(fn)(),
     worldTables: () =>
       (
@@ -97,5 +121,113 @@ function migrate(raw: Database.Database, schemaDir: string): void {
       raw.exec(sql)
       raw.prepare(`INSERT INTO ${MIGRATIONS_TABLE} (name) VALUES (?)`).run(file)
     })()
+  }
+}
+
+/**
+ * Write generations: every statement that can change the store bumps, before it runs, the generation of the
+ * table it writes (INSERT INTO t, INSERT OR REPLACE INTO t, REPLACE INTO t, UPDATE t, DELETE FROM t) and of
+ * every table whose foreign keys lead to t (a delete may cascade); a writing statement of another shape bumps
+ * them all. A cached read is valid while the sum of its tables' generations is unchanged (generations only
+ * grow, so a write to any of them changes the sum). Rolled-back writes have bumped too, which only costs a
+ * re-read.
+ */
+class WriteGenerations {
+  private readonly generations = new Map<string, number>()
+  /** Bumped by writes that may touch any table. */
+  private all = 0
+  /** For each table, the tables whose foreign keys reference it (directly or through others). */
+  private readonly dependents = new Map<string, string[]>()
+
+  constructor(raw: Database.Database) {
+    const tables = (
+      raw.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]
+    ).map((r) => r.name)
+    const children = new Map<string, string[]>()
+    for (const child of tables) {
+      const fks = raw
+        .prepare(`SELECT "table" AS parent FROM pragma_foreign_key_list(?)`)
+        .all(child) as {
+        parent: string
+      }[]
+      for (const { parent } of fks) children.set(parent, [...(children.get(parent) ?? []), child])
+    }
+    for (const table of tables) {
+      const reached = new Set([table])
+      const todo = [table]
+      while (todo.length > 0) {
+        for (const c of children.get(todo.pop()!) ?? []) {
+          if (reached.has(c)) continue
+          reached.add(c)
+          todo.push(c)
+        }
+      }
+      this.dependents.set(table, [...reached])
+    }
+  }
+
+  version(tables: readonly string[]): number {
+    let v = this.all
+    for (const t of tables) v += this.generations.get(t) ?? 0
+    return v
+  }
+
+  /** Wraps a writing statement's run/get/all/iterate so that each call first bumps what it may write. */
+  track(s: Statement, sql: string): void {
+    const m =
+      /^\s*(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+"?(\w+)"?/i.exec(
+        sql,
+      )
+    const touched = m ? this.dependents.get(m[1]!) : undefined
+    const bump = touched
+      ? () => {
+          for (const t of touched) this.generations.set(t, (this.generations.get(t) ?? 0) + 1)
+        }
+      : () => {
+          this.all++
+        }
+    const target = s as unknown as Record<
+      'run' | 'get' | 'all' | 'iterate',
+      (...a: unknown[]) => unknown
+    >
+    for (const method of ['run', 'get', 'all', 'iterate'] as const) {
+      const call = target[method].bind(s)
+      target[method] = (...args: unknown[]) => {
+        bump()
+        return call(...args)
+      }
+    }
+  }
+}
+
+/** At most this many parameter lists are kept per cached SQL (then the cache of that SQL starts over). */
+const CACHED_PARAMS = 4096
+
+/** The tables a SELECT reads: every name after FROM or JOIN (subqueries included). */
+export function tablesRead(sql: string): string[] {
+  return [...new Set(Array.from(sql.matchAll(/\b(?:FROM|JOIN)\s+"?(\w+)"?/gi), (m) => m[1]!))]
+}
+
+function readCache(db: Db, sql: string, writes: WriteGenerations): CachedRead {
+  if (!/^\s*SELECT\b/i.test(sql)) throw new Error(`Db.cached takes a SELECT: ${sql}`)
+  const tables = tablesRead(sql)
+  const kept = new Map<string, { version: number; rows: readonly unknown[] }>()
+  const rows = (params: (string | number | null)[]): readonly unknown[] => {
+    const key = params.length === 1 ? String(params[0]) : params.join('\u0000')
+    const version = writes.version(tables)
+    const hit = kept.get(key)
+    if (hit && hit.version === version) return hit.rows
+    const fresh = db.stmt(sql).all(...params) as object[]
+    for (const r of fresh) Object.freeze(r)
+    // Inside a transaction the rows may be undone by a rollback: served, not kept.
+    if (!db.raw.inTransaction) {
+      if (kept.size >= CACHED_PARAMS) kept.clear()
+      kept.set(key, { version, rows: Object.freeze(fresh) })
+    }
+    return fresh
+  }
+  return {
+    get: (...params) => rows(params)[0],
+    all: (...params) => [...rows(params)],
   }
 }

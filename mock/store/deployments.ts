@@ -115,7 +115,8 @@ export function insertDeployment(db: Db, d: Deployment, position: number): void 
 }
 
 export function getDeployment(db: Db, id: string): Deployment | undefined {
-  const row = db.stmt('SELECT * FROM deployments WHERE id = ?').get(id) as DeploymentRow | undefined
+  const row = db.cached('SELECT * FROM deployments WHERE id = ?').get(id) as
+    DeploymentRow | undefined
   return row && toDeployment(row)
 }
 

@@ -143,7 +143,7 @@ export function insertSession(db: Db, s: SessionRecord): void {
 }
 
 export function getSession(db: Db, id: string): SessionRecord | undefined {
-  const row = db.stmt('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined
+  const row = db.cached('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined
   return row && toSession(row)
 }
 
@@ -208,7 +208,7 @@ export function insertExecution<E extends Omit<ExecutionRecord, 'seq'>>(
 }
 
 export function getExecution(db: Db, id: string): ExecutionRecord | undefined {
-  const row = db.stmt('SELECT * FROM executions WHERE id = ?').get(id) as ExecutionRow | undefined
+  const row = db.cached('SELECT * FROM executions WHERE id = ?').get(id) as ExecutionRow | undefined
   return row && toExecution(row)
 }
 
@@ -331,7 +331,7 @@ export function listOutputs(
   limit: number,
 ): { items: OutputItem[]; last: number } {
   const rows = db
-    .stmt(
+    .cached(
       'SELECT position, item_json FROM outputs WHERE execution_id = ? AND position > ? ORDER BY position LIMIT ?',
     )
     .all(executionId, afterPosition, limit) as {
@@ -352,7 +352,7 @@ export function listOutputRows(
   limit: number,
 ): { position: number; item: OutputItem }[] {
   const rows = db
-    .stmt(
+    .cached(
       'SELECT position, item_json FROM outputs WHERE execution_id = ? AND position > ? ORDER BY position LIMIT ?',
     )
     .all(executionId, afterPosition, limit) as { position: number; item_json: string }[]
@@ -387,7 +387,7 @@ export function sessionsOfRun(db: Db, runId: string): string[] {
 
 /** Whether an execution (Turn or Run) exists and has not ended (idempotency receipts are kept until it ends). */
 export function isExecutionOpen(db: Db, id: string): boolean {
-  const row = db.stmt('SELECT terminal FROM executions WHERE id = ?').get(id) as
+  const row = db.cached('SELECT terminal FROM executions WHERE id = ?').get(id) as
     { terminal: number } | undefined
   return row !== undefined && row.terminal === 0
 }

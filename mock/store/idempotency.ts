@@ -23,7 +23,7 @@ export function getIdempotency(
   key: string,
 ): IdempotencyRecord | undefined {
   return db
-    .stmt('SELECT * FROM idempotency WHERE project_id = ? AND key = ?')
+    .cached('SELECT * FROM idempotency WHERE project_id = ? AND key = ?')
     .get(projectId, key) as IdempotencyRecord | undefined
 }
 

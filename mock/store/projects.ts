@@ -66,7 +66,7 @@ export function insertProject(db: Db, p: Project, position: number): void {
 }
 
 export function getProject(db: Db, id: string): Project | undefined {
-  const row = db.stmt('SELECT * FROM projects WHERE id = ?').get(id) as ProjectRow | undefined
+  const row = db.cached('SELECT * FROM projects WHERE id = ?').get(id) as ProjectRow | undefined
   return row && toProject(row)
 }
 
@@ -100,7 +100,7 @@ export function insertApiKey(db: Db, k: ApiKey, position: number): void {
 }
 
 export function getApiKey(db: Db, key: string): ApiKey | undefined {
-  const row = db.stmt('SELECT * FROM api_keys WHERE key = ?').get(key) as ApiKeyRow | undefined
+  const row = db.cached('SELECT * FROM api_keys WHERE key = ?').get(key) as ApiKeyRow | undefined
   return row && toApiKey(row)
 }
 
@@ -115,7 +115,7 @@ export function getApiKeyAndApproval(
   key: string,
 ): { key: ApiKey; approved: boolean } | undefined {
   const row = db
-    .stmt(
+    .cached(
       'SELECT k.*, p.approved AS project_approved FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.key = ?',
     )
     .get(key) as (ApiKeyRow & { project_approved: number }) | undefined

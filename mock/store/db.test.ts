@@ -1,0 +1,158 @@
+/**
+ * Db.cached (mock/store/db.ts): a cached read answers what the same SELECT run now would answer, whatever was
+ * written before it (inserts, updates, deletes that cascade through foreign keys, INSERT OR REPLACE, writes
+ * rolled back, reads inside a transaction), and a read with nothing written since runs no statement.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import fc from 'fast-check'
+import { afterAll, expect, it } from 'vitest'
+import { openDb, tablesRead, type Db } from './db.js'
+
+const schemaDir = mkdtempSync(join(tmpdir(), 'db-cache-'))
+writeFileSync(
+  join(schemaDir, '001.sql'),
+  `CREATE TABLE parent (id TEXT PRIMARY KEY, v INTEGER NOT NULL);
+   CREATE TABLE child (id TEXT PRIMARY KEY, parent_id TEXT NOT NULL REFERENCES parent (id) ON DELETE CASCADE, v INTEGER NOT NULL);
+   CREATE TABLE grandchild (id TEXT PRIMARY KEY, child_id TEXT NOT NULL REFERENCES child (id) ON DELETE CASCADE);
+   CREATE TABLE other (id TEXT PRIMARY KEY, v INTEGER NOT NULL);`,
+)
+afterAll(() => rmSync(schemaDir, { recursive: true, force: true }))
+
+const READS = [
+  'SELECT * FROM parent WHERE id = ?',
+  'SELECT * FROM child WHERE id = ?',
+  'SELECT c.id, c.v, p.v AS parent_v FROM child c JOIN parent p ON p.id = c.parent_id WHERE c.id = ?',
+  'SELECT id FROM grandchild WHERE child_id = ? ORDER BY id',
+  'SELECT * FROM other WHERE id = ?',
+]
+const IDS = ['a', 'b', 'c']
+
+type Op =
+  | { kind: 'write'; sql: string; params: (string | number)[] }
+  | { kind: 'rolledBack'; sql: string; params: (string | number)[] }
+  | { kind: 'readInTx'; read: number; id: string; sql: string; params: (string | number)[] }
+
+const id = fc.constantFrom(...IDS)
+const v = fc.integer({ min: 0, max: 9 })
+const write = fc.oneof(
+  fc.tuple(id, v).map(([i, n]) => ({
+    sql: 'INSERT OR IGNORE INTO parent (id, v) VALUES (?, ?)',
+    params: [i, n],
+  })),
+  fc.tuple(id, v).map(([i, n]) => ({
+    sql: 'INSERT OR REPLACE INTO parent (id, v) VALUES (?, ?)',
+    params: [i, n],
+  })),
+  fc
+    .tuple(id, v)
+    .map(([i, n]) => ({ sql: 'UPDATE parent SET v = ? WHERE id = ?', params: [n, i] })),
+  id.map((i) => ({ sql: 'DELETE FROM parent WHERE id = ?', params: [i] })),
+  fc.tuple(id, id, v).map(([i, p, n]) => ({
+    sql: 'INSERT OR IGNORE INTO child (id, parent_id, v) SELECT ?, id, ? FROM parent WHERE id = ?',
+    params: [i, n, p],
+  })),
+  fc.tuple(id, v).map(([i, n]) => ({ sql: 'UPDATE child SET v = ? WHERE id = ?', params: [n, i] })),
+  fc.tuple(id, id).map(([g, c]) => ({
+    sql: 'INSERT OR IGNORE INTO grandchild (id, child_id) SELECT ?, id FROM child WHERE id = ?',
+    params: [g, c],
+  })),
+  fc.tuple(id, v).map(([i, n]) => ({
+    sql: 'INSERT OR REPLACE INTO other (id, v) VALUES (?, ?)',
+    params: [i, n],
+  })),
+)
+const op: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 4, arbitrary: write.map((w) => ({ kind: 'write' as const, ...w })) },
+  { weight: 1, arbitrary: write.map((w) => ({ kind: 'rolledBack' as const, ...w })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(write, fc.nat(READS.length - 1), id)
+      .map(([w, read, i]) => ({ kind: 'readInTx' as const, read, id: i, ...w })),
+  },
+)
+
+/** Every cached read, for every id, against the same SQL run now without the cache. */
+function expectFresh(db: Db) {
+  for (const sql of READS)
+    for (const i of IDS)
+      expect(db.cached(sql).all(i), `${sql} [${i}]`).toEqual(db.raw.prepare(sql).all(i))
+}
+
+it('answers every cached read as the same SELECT run now would, through writes, cascading deletes, rollbacks and transactions', () => {
+  fc.assert(
+    fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+      const db = openDb(':memory:', { schemaDir })
+      try {
+        for (const o of ops) {
+          expectFresh(db)
+          if (o.kind === 'write') db.stmt(o.sql).run(...o.params)
+          else if (o.kind === 'rolledBack')
+            expect(() =>
+              db.tx(() => {
+                db.stmt(o.sql).run(...o.params)
+                expectFresh(db)
+                throw new Error('roll back')
+              }),
+            ).toThrow('roll back')
+          else
+            db.tx(() => {
+              db.stmt(o.sql).run(...o.params)
+              expect(db.cached(READS[o.read]!).all(o.id)).toEqual(
+                db.raw.prepare(READS[o.read]!).all(o.id),
+              )
+            })
+        }
+        expectFresh(db)
+      } finally {
+        db.close()
+      }
+    }),
+    { numRuns: 150 },
+  )
+})
+
+it('runs no statement for a cached read when nothing was written since, and one after a write to a table it reads', () => {
+  const db = openDb(':memory:', { schemaDir })
+  const prepared = db.stmt.bind(db)
+  const ran: string[] = []
+  ;(db as { stmt: Db['stmt'] }).stmt = (sql) => (ran.push(sql), prepared(sql))
+  db.stmt('INSERT INTO parent (id, v) VALUES (?, ?)').run('a', 1)
+  const read = READS[0]!
+  ran.length = 0
+  expect(db.cached(read).get('a')).toEqual({ id: 'a', v: 1 })
+  expect(db.cached(read).get('a')).toEqual({ id: 'a', v: 1 })
+  expect(ran).toEqual([read])
+  db.stmt('UPDATE other SET v = 1').run()
+  ran.length = 0
+  db.cached(read).get('a')
+  expect(ran).toEqual([])
+  db.stmt('UPDATE parent SET v = 2').run()
+  ran.length = 0
+  expect(db.cached(read).get('a')).toEqual({ id: 'a', v: 2 })
+  expect(ran).toEqual([read])
+  db.close()
+})
+
+it('hands out frozen rows: a caller cannot change what the next caller reads', () => {
+  const db = openDb(':memory:', { schemaDir })
+  db.stmt('INSERT INTO parent (id, v) VALUES (?, ?)').run('a', 1)
+  const row = db.cached(READS[0]!).get('a') as { v: number }
+  expect(() => {
+    row.v = 5
+  }).toThrow(TypeError)
+  expect(db.cached(READS[0]!).get('a')).toEqual({ id: 'a', v: 1 })
+  db.close()
+})
+
+it('names every table a SELECT reads, joins and subqueries included; refuses to cache anything else', () => {
+  expect(tablesRead(READS[2]!)).toEqual(['child', 'parent'])
+  expect(
+    tablesRead('SELECT * FROM a WHERE x IN (SELECT y FROM "b" JOIN c ON c.id = b.id)').sort(),
+  ).toEqual(['a', 'b', 'c'])
+  const db = openDb(':memory:', { schemaDir })
+  expect(() => db.cached('UPDATE parent SET v = 1')).toThrow(/SELECT/)
+  db.close()
+})
