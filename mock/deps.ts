@@ -117,6 +117,8 @@ export type Variables = {
   input?: RequestInput
   /** The project of an owner-token (management) request. */
   ownerProjectId?: string
+  /** The error envelope's code and retryable, once errorResponse answered with it (read by the referee). */
+  answeredError?: { code: string; retryable: boolean }
 }
 
 /** The Hono Env of every app and sub-app of the mock. */

@@ -42,7 +42,11 @@ export class ApiError<C extends HttpErrorCode = HttpErrorCode> extends Error {
 
   constructor(code: C, ...[opts]: OptionsArg<C>) {
     const o: ApiErrorOptions<C> = opts ?? {}
+    // An ApiError is an answer, not a fault: it captures no stack trace (the mock never logs one for it).
+    const traceLimit = Error.stackTraceLimit
+    Error.stackTraceLimit = 0
     super(o.message ?? ERROR_CATALOG[code].meaning)
+    Error.stackTraceLimit = traceLimit
     this.name = 'ApiError'
     const http = httpOf(code)
     const status =
@@ -136,6 +140,7 @@ export function errorResponse(c: Context<Env>, err: unknown): Response {
     (apiError.status === 429 || apiError.status === 503)
   )
     body.error.code = futureCode(apiError.status)
+  c.set('answeredError', { code: body.error.code, retryable: apiError.retryable })
   c.header('X-Request-Id', requestId)
   c.header('Cache-Control', 'no-store')
   // A 413 is answered before the body is read: the rest of it cannot be framed, so the connection ends.

@@ -36,7 +36,7 @@ async function bodyDigest(c: Context<Env>): Promise<string | undefined> {
   if ((c.req.header('Content-Type') ?? '').toLowerCase().startsWith('multipart/')) return undefined
   if (!bodyReadable(c)) return undefined
   try {
-    const text = await c.req.text()
+    const text = bodyless(c) ? '' : await c.req.text()
     try {
       return sha256(`json\n${canonicalJson(JSON.parse(text))}`)
     } catch {
@@ -45,6 +45,21 @@ async function bodyDigest(c: Context<Env>): Promise<string | undefined> {
   } catch {
     return undefined
   }
+}
+
+/**
+ * A request Node framed without Content-Length or Transfer-Encoding has no body (RFC 9112 6.3): its digest is
+ * that of the empty text, without building the full Request that reading it would take. (In process, a body
+ * comes without Content-Length: it is read.)
+ */
+function bodyless(c: Context<Env>): boolean {
+  const overHttp = (c.env as { incoming?: unknown } | undefined)?.incoming !== undefined
+  return (
+    overHttp &&
+    Object.keys(c.req.bodyCache).length === 0 &&
+    c.req.header('Content-Length') === undefined &&
+    c.req.header('Transfer-Encoding') === undefined
+  )
 }
 
 /**
@@ -59,9 +74,17 @@ function bodyReadable(c: Context<Env>): boolean {
   return /^\d+$/.test(length) && Number(length) <= MAX_JSON_BYTES
 }
 
-/** retryable and code of an answer: the envelope's, or by status for a bare 429/502/503/504. */
-async function answerOf(res: Response): Promise<{ retryable?: boolean; code?: string }> {
+/**
+ * retryable and code of an answer: the envelope's (as errorResponse recorded it, else read from the body), or
+ * by status for a bare 429/502/503/504.
+ */
+async function answerOf(
+  c: Context<Env>,
+  res: Response,
+): Promise<{ retryable?: boolean; code?: string }> {
   if (res.status < 400) return {}
+  const answered = c.var.answeredError
+  if (answered) return { retryable: answered.retryable, code: answered.code }
   if ((res.headers.get('Content-Type') ?? '').includes('json')) {
     try {
       const body = (await res.clone().json()) as { error?: { retryable?: unknown; code?: unknown } }
@@ -124,7 +147,7 @@ export function refereeObserver(): MiddlewareHandler<Env> {
       const digest = needDigest ? await bodyDigest(c) : undefined
       const cursor = c.req.header('Last-Event-ID') ?? ''
       const search = c.req.url.includes('?') ? c.req.url.slice(c.req.url.indexOf('?')) : ''
-      const { retryable, code } = answered ? await answerOf(res) : {}
+      const { retryable, code } = answered ? await answerOf(c, res) : {}
       const projectId = c.var.auth?.projectId
       const o: Observation = {
         method,

@@ -156,3 +156,25 @@ it('names every table a SELECT reads, joins and subqueries included; refuses to 
   expect(() => db.cached('UPDATE parent SET v = 1')).toThrow(/SELECT/)
   db.close()
 })
+
+it('maps a kept row once: each caller owns the record it gets at its top level, and its parsed values are frozen', () => {
+  const db = openDb(':memory:', { schemaDir })
+  db.stmt('INSERT INTO parent (id, v) VALUES (?, ?)').run('a', 1)
+  let maps = 0
+  const toRecord = (r: { id: string; v: number }) => {
+    maps++
+    return { id: r.id, v: r.v, parsed: { list: [r.v] } }
+  }
+  const read = db.cached(READS[0]!)
+  const first = read.record(toRecord, 'a')!
+  first.v = 7
+  const second = read.record(toRecord, 'a')!
+  expect(second).toEqual({ id: 'a', v: 1, parsed: { list: [1] } })
+  expect(maps).toBe(1)
+  expect(() => second.parsed.list.push(2)).toThrow(TypeError)
+  db.stmt('UPDATE parent SET v = 2 WHERE id = ?').run('a')
+  expect(read.record(toRecord, 'a')).toEqual({ id: 'a', v: 2, parsed: { list: [2] } })
+  expect(maps).toBe(2)
+  expect(read.record(toRecord, 'zz')).toBeUndefined()
+  db.close()
+})

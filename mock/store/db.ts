@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { packageFile } from '../../spec/index.js'
+import { deepFreeze } from './rows.js'
 
 /** A prepared statement; rows come back as plain objects (cast to the module's row type). */
 export type Statement = Database.Statement<unknown[], unknown>
@@ -32,10 +33,19 @@ export interface Db {
   close(): void
 }
 
-/** A cached read (Db.cached): get() is the first row or undefined, all() every row. */
+type Param = string | number | null
+
+/** A cached read (Db.cached): get() is the first row or undefined, all() every row (rows are frozen). */
 export type CachedRead = {
-  get(...params: (string | number | null)[]): unknown
-  all(...params: (string | number | null)[]): unknown[]
+  get(...params: Param[]): unknown
+  all(...params: Param[]): unknown[]
+  /**
+   * The first row as map(row) makes it, or undefined: a record the caller owns at its top level (it may set
+   * fields and save it). While the row is kept it is mapped once (its JSON columns parsed once): the kept
+   * record is deep-frozen and each caller gets a shallow copy, whose nested values (parsed JSON) are shared
+   * and frozen: they are replaced, never edited.
+   */
+  record<R, T extends object>(map: (row: R) => T, ...params: Param[]): T | undefined
 }
 
 // The SQL files stay in mock/store/schema (shipped as they are): found from the package root, built or not.
@@ -211,23 +221,37 @@ export function tablesRead(sql: string): string[] {
 function readCache(db: Db, sql: string, writes: WriteGenerations): CachedRead {
   if (!/^\s*SELECT\b/i.test(sql)) throw new Error(`Db.cached takes a SELECT: ${sql}`)
   const tables = tablesRead(sql)
-  const kept = new Map<string, { version: number; rows: readonly unknown[] }>()
-  const rows = (params: (string | number | null)[]): readonly unknown[] => {
+  type Entry = {
+    version: number
+    rows: readonly unknown[]
+    /** The first row as the last map given to record() made it (deep-frozen). */
+    mapped?: { map: (row: never) => object; record: object }
+  }
+  const kept = new Map<string, Entry>()
+  const entry = (params: Param[]): Entry => {
     const key = params.length === 1 ? String(params[0]) : params.join('\u0000')
     const version = writes.version(tables)
     const hit = kept.get(key)
-    if (hit && hit.version === version) return hit.rows
+    if (hit && hit.version === version) return hit
     const fresh = db.stmt(sql).all(...params) as object[]
     for (const r of fresh) Object.freeze(r)
+    const made: Entry = { version, rows: Object.freeze(fresh) }
     // Inside a transaction the rows may be undone by a rollback: served, not kept.
     if (!db.raw.inTransaction) {
       if (kept.size >= CACHED_PARAMS) kept.clear()
-      kept.set(key, { version, rows: Object.freeze(fresh) })
+      kept.set(key, made)
     }
-    return fresh
+    return made
   }
   return {
-    get: (...params) => rows(params)[0],
-    all: (...params) => [...rows(params)],
+    get: (...params) => entry(params).rows[0],
+    all: (...params) => [...entry(params).rows],
+    record<R, T extends object>(map: (row: R) => T, ...params: Param[]): T | undefined {
+      const e = entry(params)
+      const row = e.rows[0] as R | undefined
+      if (row === undefined) return undefined
+      if (e.mapped?.map !== map) e.mapped = { map, record: deepFreeze(map(row)) }
+      return { ...(e.mapped.record as T) }
+    },
   }
 }

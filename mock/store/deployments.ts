@@ -115,9 +115,7 @@ export function insertDeployment(db: Db, d: Deployment, position: number): void 
 }
 
 export function getDeployment(db: Db, id: string): Deployment | undefined {
-  const row = db.cached('SELECT * FROM deployments WHERE id = ?').get(id) as
-    DeploymentRow | undefined
-  return row && toDeployment(row)
+  return db.cached('SELECT * FROM deployments WHERE id = ?').record(toDeployment, id)
 }
 
 /** The Deployments of a project in fixture order. */

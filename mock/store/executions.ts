@@ -143,8 +143,7 @@ export function insertSession(db: Db, s: SessionRecord): void {
 }
 
 export function getSession(db: Db, id: string): SessionRecord | undefined {
-  const row = db.cached('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined
-  return row && toSession(row)
+  return db.cached('SELECT * FROM sessions WHERE id = ?').record(toSession, id)
 }
 
 export function updateSession(
@@ -208,8 +207,7 @@ export function insertExecution<E extends Omit<ExecutionRecord, 'seq'>>(
 }
 
 export function getExecution(db: Db, id: string): ExecutionRecord | undefined {
-  const row = db.cached('SELECT * FROM executions WHERE id = ?').get(id) as ExecutionRow | undefined
-  return row && toExecution(row)
+  return db.cached('SELECT * FROM executions WHERE id = ?').record(toExecution, id)
 }
 
 /** Writes the mutable fields of an execution back. */

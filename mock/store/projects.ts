@@ -66,8 +66,7 @@ export function insertProject(db: Db, p: Project, position: number): void {
 }
 
 export function getProject(db: Db, id: string): Project | undefined {
-  const row = db.cached('SELECT * FROM projects WHERE id = ?').get(id) as ProjectRow | undefined
-  return row && toProject(row)
+  return db.cached('SELECT * FROM projects WHERE id = ?').record(toProject, id)
 }
 
 export function getProjectByOwnerToken(db: Db, token: string): Project | undefined {
@@ -100,8 +99,7 @@ export function insertApiKey(db: Db, k: ApiKey, position: number): void {
 }
 
 export function getApiKey(db: Db, key: string): ApiKey | undefined {
-  const row = db.cached('SELECT * FROM api_keys WHERE key = ?').get(key) as ApiKeyRow | undefined
-  return row && toApiKey(row)
+  return db.cached('SELECT * FROM api_keys WHERE key = ?').record(toApiKey, key)
 }
 
 const KEY_AND_PROJECT_DERIVED = new Set([...API_KEY_DERIVED, 'project_approved'])
@@ -114,12 +112,16 @@ export function getApiKeyAndApproval(
   db: Db,
   key: string,
 ): { key: ApiKey; approved: boolean } | undefined {
-  const row = db
+  return db
     .cached(
       'SELECT k.*, p.approved AS project_approved FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.key = ?',
     )
-    .get(key) as (ApiKeyRow & { project_approved: number }) | undefined
-  if (!row) return undefined
+    .record(toKeyAndApproval, key)
+}
+
+const toKeyAndApproval = (
+  row: ApiKeyRow & { project_approved: number },
+): { key: ApiKey; approved: boolean } => {
   const k = columnsExcept(row, KEY_AND_PROJECT_DERIVED)
   k.scopes = JSON.parse(row.scopes_json) as string[]
   k.deployment_ids = JSON.parse(row.deployment_ids_json) as string[]

@@ -11,3 +11,12 @@ export function columnsExcept(row: object, except: ReadonlySet<string>): Record<
   for (const k in r) if (!except.has(k)) out[k] = r[k]
   return out
 }
+
+/** Freezes a value and everything it holds (parsed JSON: plain objects and arrays); returns it. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const v of Object.values(value)) deepFreeze(v)
+  }
+  return value
+}
