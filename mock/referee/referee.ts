@@ -12,6 +12,7 @@ import {
   type Observation,
   type Violation,
 } from './rules.js'
+import { BoundedList } from '../util/bounded-list.js'
 
 /** Keys remembered at once (the least recently seen is forgotten first). */
 export const MAX_KEYS = 1_000
@@ -20,20 +21,12 @@ export const MAX_VIOLATIONS = 1_000
 
 export class Referee {
   private readonly records = new Map<string, KeyRecord>()
-  private found: Violation[] = []
-  /** Violations dropped because the list was full. */
-  private dropped = 0
+  /** The violations found, oldest first (the oldest dropped first, and counted). */
+  private readonly found = new BoundedList<Violation>(MAX_VIOLATIONS)
 
   /** Judges one request of a key. */
   observe(key: string, o: Observation): void {
-    const found = judge(this.record(key), key, o)
-    if (found.length === 0) return
-    this.found.push(...found)
-    const over = this.found.length - MAX_VIOLATIONS
-    if (over > 0) {
-      this.found.splice(0, over)
-      this.dropped += over
-    }
+    for (const v of judge(this.record(key), key, o)) this.found.push(v)
   }
 
   /** Whether the key has an answer on record that constrains a resend (the identity is worth computing). */
@@ -75,14 +68,13 @@ export class Referee {
 
   /** The findings, oldest first. */
   report(): { violations: Violation[]; dropped: number } {
-    return { violations: [...this.found], dropped: this.dropped }
+    return { violations: [...this.found.list()], dropped: this.found.dropped }
   }
 
   /** Forgets the findings and everything observed. */
   clear(): void {
     this.records.clear()
-    this.found = []
-    this.dropped = 0
+    this.found.clear()
   }
 
   private record(key: string): KeyRecord {

@@ -146,5 +146,11 @@ describe('request journal', () => {
     j.record(entry(6))
     expect(j.list().map((e) => e.seq)).toEqual([6])
     expect(j.dropped).toBe(0)
+    // Far past its capacity it still keeps exactly the newest entries, in order.
+    for (let n = 7; n <= 20; n++) {
+      j.record(entry(n))
+      expect(j.list().map((e) => e.seq)).toEqual([n - 2, n - 1, n].filter((s) => s >= 6))
+    }
+    expect(j.dropped).toBe(12)
   })
 })

@@ -4,6 +4,7 @@
  * the oldest entries go first once it holds `capacity`. Per instance, in memory (not kept by --db). Entries
  * hold no API key, token, secret, query string or body.
  */
+import { BoundedList } from './bounded-list.js'
 
 export type JournalEntry = {
   /** 1, 2, ... in arrival order since the instance started (a reset or clear does not restart it). */
@@ -27,33 +28,33 @@ export type JournalEntry = {
 export const DEFAULT_JOURNAL_CAPACITY = 1000
 
 export class RequestJournal {
-  private entries: JournalEntry[] = []
+  private readonly entries: BoundedList<JournalEntry>
   private nextSeq = 1
-  /** Entries dropped to stay within capacity since the last clear. */
-  dropped = 0
 
   /** Told of every entry recorded (the inspector's change feed); set by the composition root. */
   onRecord: ((entry: JournalEntry) => void) | undefined
 
-  constructor(readonly capacity = DEFAULT_JOURNAL_CAPACITY) {}
+  constructor(readonly capacity = DEFAULT_JOURNAL_CAPACITY) {
+    this.entries = new BoundedList(capacity)
+  }
+
+  /** Entries dropped to stay within capacity since the last clear. */
+  get dropped(): number {
+    return this.entries.dropped
+  }
 
   record(entry: Omit<JournalEntry, 'seq'>): void {
     const recorded = { seq: this.nextSeq++, ...entry }
     this.entries.push(recorded)
     this.onRecord?.(recorded)
-    if (this.entries.length > this.capacity) {
-      this.entries.splice(0, this.entries.length - this.capacity)
-      this.dropped += 1
-    }
   }
 
   /** The entries kept, oldest first. */
   list(): readonly JournalEntry[] {
-    return this.entries
+    return this.entries.list()
   }
 
   clear(): void {
-    this.entries = []
-    this.dropped = 0
+    this.entries.clear()
   }
 }
