@@ -211,7 +211,7 @@ class WriteGenerations {
 }
 
 /** At most this many parameter lists are kept per cached SQL (then the cache of that SQL starts over). */
-const CACHED_PARAMS = 4096
+const CACHED_PARAMS = 512
 
 /** The tables a SELECT reads: every name after FROM or JOIN (subqueries included). */
 export function tablesRead(sql: string): string[] {
@@ -228,26 +228,36 @@ function readCache(db: Db, sql: string, writes: WriteGenerations): CachedRead {
     mapped?: { map: (row: never) => object; record: object }
   }
   const kept = new Map<string, Entry>()
-  const entry = (params: Param[]): Entry => {
+  /** The kept entry of these parameters, read now if it is stale; undefined inside a transaction. */
+  const entry = (params: Param[]): Entry | undefined => {
     const key = params.length === 1 ? String(params[0]) : params.join('\u0000')
     const version = writes.version(tables)
     const hit = kept.get(key)
     if (hit && hit.version === version) return hit
-    const fresh = db.stmt(sql).all(...params) as object[]
-    for (const r of fresh) Object.freeze(r)
-    const made: Entry = { version, rows: Object.freeze(fresh) }
-    // Inside a transaction the rows may be undone by a rollback: served, not kept.
-    if (!db.raw.inTransaction) {
-      if (kept.size >= CACHED_PARAMS) kept.clear()
-      kept.set(key, made)
-    }
+    // Inside a transaction the rows may be undone by a rollback: read as a plain statement, not kept.
+    if (db.raw.inTransaction) return undefined
+    const rows = db.stmt(sql).all(...params) as object[]
+    for (const r of rows) Object.freeze(r)
+    const made: Entry = { version, rows: Object.freeze(rows) }
+    if (kept.size >= CACHED_PARAMS) kept.clear()
+    kept.set(key, made)
     return made
   }
   return {
-    get: (...params) => entry(params).rows[0],
-    all: (...params) => [...entry(params).rows],
+    get: (...params) => {
+      const e = entry(params)
+      return e ? e.rows[0] : db.stmt(sql).get(...params)
+    },
+    all: (...params) => {
+      const e = entry(params)
+      return e ? [...e.rows] : db.stmt(sql).all(...params)
+    },
     record<R, T extends object>(map: (row: R) => T, ...params: Param[]): T | undefined {
       const e = entry(params)
+      if (!e) {
+        const row = db.stmt(sql).get(...params) as R | undefined
+        return row === undefined ? undefined : map(row)
+      }
       const row = e.rows[0] as R | undefined
       if (row === undefined) return undefined
       if (e.mapped?.map !== map) e.mapped = { map, record: deepFreeze(map(row)) }
