@@ -15,17 +15,25 @@ export const DEFAULT_LIST_ITEMS = 50
  * takes `overheadBytes`: each item costs its JSON bytes and a separating comma. At least one item is always
  * given (a single item is bounded by its own limits, e.g. 64 KiB of inline TEXT), so paging always advances.
  */
-export function fittingCount(items: readonly unknown[], overheadBytes: number): number {
+export function fittingCount(
+  items: readonly unknown[],
+  overheadBytes: number,
+  /** The item's listItemBytes when already known. */
+  knownBytes?: (item: unknown, index: number) => number | undefined,
+): number {
   let bytes = overheadBytes
   let n = 0
-  for (const item of items) {
-    const size = Buffer.byteLength(JSON.stringify(item)) + 1
+  for (const [i, item] of items.entries()) {
+    const size = knownBytes?.(item, i) ?? listItemBytes(JSON.stringify(item))
     if (n > 0 && bytes + size > MAX_LIST_BYTES) break
     bytes += size
     n++
   }
   return n
 }
+
+/** The bytes an item's JSON text takes in a list (with its separating comma). */
+export const listItemBytes = (json: string): number => Buffer.byteLength(json) + 1
 
 /**
  * The bytes of a page's body without its items: the JSON of `body` with an empty list, plus room for a cursor

@@ -539,7 +539,10 @@ export function outputsPage(
     deps,
     rows.slice(0, limit).map((r) => r.item),
   )
-  const n = fittingCount(candidates, overheadBytes)
+  // An item shown as stored has the size its stored JSON has (an expired file's item is measured again).
+  const n = fittingCount(candidates, overheadBytes, (item, i) =>
+    item === rows[i]!.item ? rows[i]!.bytes : undefined,
+  )
   return {
     items: candidates.slice(0, n),
     last: n > 0 ? rows[n - 1]!.position : afterPosition,

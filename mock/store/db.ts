@@ -46,6 +46,8 @@ export type CachedRead = {
    * and frozen: they are replaced, never edited.
    */
   record<R, T extends object>(map: (row: R) => T, ...params: Param[]): T | undefined
+  /** Every row as map(row) makes it, on the terms of record(). */
+  records<R, T extends object>(map: (row: R) => T, ...params: Param[]): T[]
 }
 
 // The SQL files stay in mock/store/schema (shipped as they are): found from the package root, built or not.
@@ -226,6 +228,8 @@ function readCache(db: Db, sql: string, writes: WriteGenerations): CachedRead {
     rows: readonly unknown[]
     /** The first row as the last map given to record() made it (deep-frozen). */
     mapped?: { map: (row: never) => object; record: object }
+    /** Every row as the last map given to records() made it (deep-frozen). */
+    mappedAll?: { map: (row: never) => object; records: object[] }
   }
   const kept = new Map<string, Entry>()
   /** The kept entry of these parameters, read now if it is stale; undefined inside a transaction. */
@@ -262,6 +266,13 @@ function readCache(db: Db, sql: string, writes: WriteGenerations): CachedRead {
       if (row === undefined) return undefined
       if (e.mapped?.map !== map) e.mapped = { map, record: deepFreeze(map(row)) }
       return { ...(e.mapped.record as T) }
+    },
+    records<R, T extends object>(map: (row: R) => T, ...params: Param[]): T[] {
+      const e = entry(params)
+      if (!e) return (db.stmt(sql).all(...params) as R[]).map(map)
+      if (e.mappedAll?.map !== map)
+        e.mappedAll = { map, records: e.rows.map((row) => deepFreeze(map(row as R))) }
+      return e.mappedAll.records.map((r) => ({ ...(r as T) }))
     },
   }
 }

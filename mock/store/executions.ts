@@ -7,6 +7,7 @@ import type { RunStepState } from '../domain/run-steps.js'
 import type { ScenarioStep } from '../execution/scenarios.js'
 import type { Db } from './db.js'
 import { columnsExcept } from './rows.js'
+import { listItemBytes } from '../domain/list-limits.js'
 import type { OutputContract } from './deployments.js'
 
 export type SessionRecord = {
@@ -328,16 +329,9 @@ export function listOutputs(
   afterPosition: number,
   limit: number,
 ): { items: OutputItem[]; last: number } {
-  const rows = db
-    .cached(
-      'SELECT position, item_json FROM outputs WHERE execution_id = ? AND position > ? ORDER BY position LIMIT ?',
-    )
-    .all(executionId, afterPosition, limit) as {
-    position: number
-    item_json: string
-  }[]
+  const rows = listOutputRows(db, executionId, afterPosition, limit)
   return {
-    items: rows.map((r) => JSON.parse(r.item_json) as OutputItem),
+    items: rows.map((r) => r.item),
     last: rows.at(-1)?.position ?? afterPosition,
   }
 }
@@ -348,14 +342,22 @@ export function listOutputRows(
   executionId: string,
   afterPosition: number,
   limit: number,
-): { position: number; item: OutputItem }[] {
-  const rows = db
+): OutputRow[] {
+  return db
     .cached(
       'SELECT position, item_json FROM outputs WHERE execution_id = ? AND position > ? ORDER BY position LIMIT ?',
     )
-    .all(executionId, afterPosition, limit) as { position: number; item_json: string }[]
-  return rows.map((r) => ({ position: r.position, item: JSON.parse(r.item_json) as OutputItem }))
+    .records(toOutputRow, executionId, afterPosition, limit)
 }
+
+/** A published output with its position (the cursor of a page) and the bytes of its JSON in a list. */
+export type OutputRow = { position: number; item: OutputItem; bytes: number }
+
+const toOutputRow = (r: { position: number; item_json: string }): OutputRow => ({
+  position: r.position,
+  item: JSON.parse(r.item_json) as OutputItem,
+  bytes: listItemBytes(r.item_json),
+})
 
 export function countOutputs(db: Db, executionId: string): number {
   return (
