@@ -18,10 +18,49 @@ type Frame = {
 
 /**
  * JSON with object keys sorted, so re-serialized but equal bodies fingerprint the same. Object entries whose
- * value is undefined are left out; undefined elsewhere is null. Iterative (an explicit stack), so a value
- * nested thousands deep is fingerprinted without overflowing the call stack; a cycle throws a TypeError.
+ * value is undefined are left out; undefined elsewhere is null. A value nested thousands deep is fingerprinted
+ * without overflowing the call stack; a cycle throws a TypeError.
  */
 export function canonicalJson(value: unknown): string {
+  try {
+    return shallowCanonical(value, 0)
+  } catch (error) {
+    if (error !== TOO_DEEP) throw error
+    return deepCanonical(value)
+  }
+}
+
+/** Thrown by shallowCanonical past SHALLOW_DEPTH (a deep value, or a cycle): deepCanonical takes over. */
+const TOO_DEEP = Symbol('too deep')
+const SHALLOW_DEPTH = 64
+
+/** canonicalJson by recursion: fast for the bodies requests carry, bounded to SHALLOW_DEPTH levels. */
+function shallowCanonical(v: unknown, depth: number): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v ?? null)
+  if (depth === SHALLOW_DEPTH) throw TOO_DEEP
+  if (Array.isArray(v)) {
+    let out = '['
+    for (let i = 0; i < v.length; i++) {
+      if (i > 0) out += ','
+      // A hole of a sparse array serialises as nothing, as Array#map + join do.
+      if (i in v) out += shallowCanonical(v[i], depth + 1) ?? ''
+    }
+    return `${out}]`
+  }
+  const o = v as Record<string, unknown>
+  const keys = Object.keys(o)
+    .filter((k) => o[k] !== undefined)
+    .sort()
+  let out = '{'
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!
+    out += `${i > 0 ? ',' : ''}${JSON.stringify(k)}:${shallowCanonical(o[k], depth + 1)}`
+  }
+  return `${out}}`
+}
+
+/** canonicalJson with an explicit stack instead of recursion: any depth; a cycle throws a TypeError. */
+function deepCanonical(value: unknown): string {
   const onPath = new Set<object>()
   const open = (v: object): Frame => {
     if (onPath.has(v)) throw new TypeError('canonicalJson: cyclic structure')
