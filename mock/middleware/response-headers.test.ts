@@ -72,7 +72,7 @@ async function statementsOf(path: string): Promise<string[]> {
   return seen
 }
 
-it('reads a key and its Project in one statement; a Turn read runs 4 statements, the same read again none, then a Deployment list 1 (the key is kept)', async () => {
+it('reads a key and its Project in one statement; a Turn read runs 4 statements, the same read again none, then a Deployment list 1 (the key is kept) and again none', async () => {
   const created = await mock.app.request(`/v1/deployments/${D}/sessions`, {
     method: 'POST',
     headers: { ...H, 'Idempotency-Key': 'k' },
@@ -89,4 +89,5 @@ it('reads a key and its Project in one statement; a Turn read runs 4 statements,
   expect(await statementsOf('/v1/deployments')).toEqual([
     'SELECT * FROM deployments WHERE project_id = ? ORDER BY position',
   ])
+  expect(await statementsOf('/v1/deployments')).toEqual([])
 })

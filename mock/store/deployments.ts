@@ -120,9 +120,7 @@ export function getDeployment(db: Db, id: string): Deployment | undefined {
 
 /** The Deployments of a project in fixture order. */
 export function listDeployments(db: Db, projectId: string): Deployment[] {
-  return (
-    db
-      .stmt('SELECT * FROM deployments WHERE project_id = ? ORDER BY position')
-      .all(projectId) as DeploymentRow[]
-  ).map(toDeployment)
+  return db
+    .cached('SELECT * FROM deployments WHERE project_id = ? ORDER BY position')
+    .records(toDeployment, projectId)
 }
