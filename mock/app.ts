@@ -16,6 +16,7 @@ import { forwardCompat } from './middleware/forward-compat.js'
 import { journal } from './middleware/journal.js'
 import { logger } from './middleware/logger.js'
 import { frame } from './middleware/frame.js'
+import { answerHeader } from './util/answer.js'
 import { controlRoutes } from './routes/control.js'
 import { controlAccessRoutes } from './routes/control-access.js'
 import { controlActionRoutes } from './routes/control-actions.js'
@@ -101,7 +102,7 @@ export function createApp(deps: Deps): Hono<Env> {
     methodsOf ??= methodIndex(app)
     const allowed = methodsOf(c.req.path)
     if (allowed.length > 0) {
-      c.header('Allow', allowed.join(', '))
+      answerHeader(c, 'Allow', allowed.join(', '))
       return errorResponse(
         c,
         new ApiError('HTTP_ERROR', {

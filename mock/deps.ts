@@ -119,6 +119,10 @@ export type Variables = {
   ownerProjectId?: string
   /** The error envelope's code and retryable, once errorResponse answered with it (read by the referee). */
   answeredError?: { code: string; retryable: boolean }
+  /** The headers the answer carries (util/answer.ts). */
+  answerHeaders?: Record<string, string>
+  /** The answer built with every answer header (util/answer.ts). */
+  builtAnswer?: Response
 }
 
 /** The Hono Env of every app and sub-app of the mock. */

@@ -3,10 +3,10 @@
  * envelope {error:{code,message,retryable,request_id,details}}. Status and retryable come from the catalog.
  */
 import type { Context } from 'hono'
-import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { ERROR_CATALOG, type HttpErrorCode, type StatusFor } from '../spec/index.js'
 import type { Env } from './deps.js'
 import { futureCode } from './domain/forward-compat.js'
+import { answer, answerHeader } from './util/answer.js'
 
 export type ErrorDetails = Record<string, unknown>
 
@@ -141,15 +141,15 @@ export function errorResponse(c: Context<Env>, err: unknown): Response {
   )
     body.error.code = futureCode(apiError.status)
   c.set('answeredError', { code: body.error.code, retryable: apiError.retryable })
-  c.header('X-Request-Id', requestId)
-  c.header('Cache-Control', 'no-store')
+  answerHeader(c, 'X-Request-Id', requestId)
+  answerHeader(c, 'Cache-Control', 'no-store')
   // A 413 is answered before the body is read: the rest of it cannot be framed, so the connection ends.
-  if (apiError.status === 413) c.header('Connection', 'close')
+  if (apiError.status === 413) answerHeader(c, 'Connection', 'close')
   const retryAfter = httpOf(apiError.code).retry_after
   if (retryAfter === true || (retryAfter === 'maybe' && apiError.retryAfterS !== undefined)) {
-    c.header('Retry-After', String(Math.max(1, Math.ceil(apiError.retryAfterS ?? 1))))
+    answerHeader(c, 'Retry-After', String(Math.max(1, Math.ceil(apiError.retryAfterS ?? 1))))
   }
-  return c.json(body, apiError.status as ContentfulStatusCode)
+  return answer(c, JSON.stringify(body), apiError.status, { 'Content-Type': 'application/json' })
 }
 
 /**

@@ -61,8 +61,8 @@ export const VARIANTS: readonly Variant[] = [
     patches: [
       {
         file: 'mock/errors.ts',
-        find: "  c.header('X-Request-Id', requestId)",
-        replace: "  c.header('X-Request-Id', deps.ids.requestId())",
+        find: "  answerHeader(c, 'X-Request-Id', requestId)",
+        replace: "  answerHeader(c, 'X-Request-Id', deps.ids.requestId())",
       },
     ],
     expect: ['ERR-005'],
@@ -73,8 +73,8 @@ export const VARIANTS: readonly Variant[] = [
     patches: [
       {
         file: 'mock/errors.ts',
-        find: "  c.header('Cache-Control', 'no-store')",
-        replace: "  c.header('Cache-Control', 'max-age=60')",
+        find: "  answerHeader(c, 'Cache-Control', 'no-store')",
+        replace: "  answerHeader(c, 'Cache-Control', 'max-age=60')",
       },
     ],
     expect: ['ERR-007'],

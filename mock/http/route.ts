@@ -9,13 +9,13 @@
  * store, so two concurrent requests with one key create one execution and a retry replays the receipt.
  */
 import type { Context, Handler, Hono } from 'hono'
-import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import type { Env } from '../deps.js'
 import { requestFingerprint } from '../domain/idempotency.js'
 import { idempotencyExpiresAt } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
 import { authenticateApiKey, requireScopes } from '../middleware/api-key.js'
 import type { Guard } from '../middleware/guard.js'
+import { answer, answerHeader } from '../util/answer.js'
 import { authenticateOwner } from '../middleware/owner-token.js'
 import { rateLimit } from '../middleware/rate-limit.js'
 import { readBody } from '../middleware/request-body.js'
@@ -120,8 +120,10 @@ export function route<O extends OperationId>(
 }
 
 function render(c: Context<Env>, reply: AnyReply): Response {
-  for (const [k, v] of Object.entries(reply.headers ?? {})) c.header(k, v)
-  return c.json(reply.body as object, reply.status as ContentfulStatusCode)
+  return answer(c, JSON.stringify(reply.body), reply.status, {
+    'Content-Type': 'application/json',
+    ...reply.headers,
+  })
 }
 
 /** IDEM rules: the stored receipt's answer (a replay), 409 IDEMPOTENCY_CONFLICT, or undefined if none. */
@@ -138,7 +140,7 @@ function answerFromReceipt(
       details: { idempotency_expires_at: new Date(stored.expires_at).toISOString() },
     })
   }
-  c.header('Idempotent-Replayed', 'true')
+  answerHeader(c, 'Idempotent-Replayed', 'true')
   return {
     status: stored.status as AnyReply['status'],
     body: JSON.parse(stored.body_json) as unknown,

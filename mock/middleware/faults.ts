@@ -12,6 +12,7 @@ import { ConnectionDropped } from '../errors.js'
 import { faultError, type FaultRule } from '../faults/rules.js'
 import { loadOperations } from '../http/operations.js'
 import { lazy } from '../util/memo.js'
+import { answerHeader } from '../util/answer.js'
 
 /** method + path -> operationId, from the document's operation table. */
 const operationRouter = lazy(() => {
@@ -50,7 +51,7 @@ export function faults(): MiddlewareHandler<Env> {
     })
     if (!rule) return next()
     const action = rule.action
-    c.header('X-Mock-Fault', rule.id)
+    answerHeader(c, 'X-Mock-Fault', rule.id)
     if ('error' in action) {
       throw faultError(action, c.var.deps.clock.nowMs())
     }

@@ -8,18 +8,16 @@
 import type { MiddlewareHandler } from 'hono'
 import type { Deps, Env } from '../deps.js'
 import { readVars } from '../http/context-vars.js'
-import { withHeaders } from './response-headers.js'
+import { withAnswerHeaders } from '../util/answer.js'
 import { versionHeaders } from './version.js'
 
-export const NO_STORE = ['Cache-Control', 'no-store'] as const
-
 export function frame(deps: Deps): MiddlewareHandler<Env> {
-  const fixed = [NO_STORE, ...versionHeaders()] as const
+  const fixed = Object.fromEntries([['Cache-Control', 'no-store'], ...versionHeaders()])
   return async function frame(c, next) {
     c.set('deps', deps)
     readVars(c)
     const id = deps.ids.requestId()
     c.set('requestId', id)
-    await withHeaders(c, next, [['X-Request-Id', id], ...fixed])
+    await withAnswerHeaders(c, next, { 'X-Request-Id': id, ...fixed })
   }
 }

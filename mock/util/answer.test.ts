@@ -1,12 +1,14 @@
 /**
  * The hot path's shape, in counts that do not depend on the machine: the headers every response carries are
- * set before the handler, so the response a handler builds is the one sent (no middleware copies it after:
- * @hono/node-server then writes its lightweight response in one go), over the app and over HTTP; and the
+ * in the record answer() builds an interface answer with (route()'s render, errorResponse), so that response
+ * is the one sent (no middleware copies it after: @hono/node-server then writes its lightweight response in
+ * one go), over the app and over HTTP; a response a handler builds otherwise gets them added; and the
  * statements a hot request runs.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import { createMock, type Mock } from '../index.js'
 import { listen, type Listening } from '../server.js'
+import { answer } from './answer.js'
 
 let mock: Mock
 let served: Listening | undefined
@@ -20,7 +22,7 @@ beforeEach(async () => {
   // A probe route behind every middleware of /v1 (request id, journal, no-store, versions, referee,
   // forward-compat, fault rules): it keeps the response it builds.
   mock.app.get('/v1/probe', (c) => {
-    const res = c.json({ ok: true })
+    const res = answer(c, JSON.stringify({ ok: true }), 200, { 'Content-Type': 'application/json' })
     built.push(res)
     return res
   })
@@ -31,7 +33,7 @@ afterEach(async () => {
   mock.close()
 })
 
-it('[ERR-005][ERR-007] sets X-Request-Id, Cache-Control and the version headers before the handler: the response it builds is the one answered', async () => {
+it('[ERR-005][ERR-007] builds an answer with X-Request-Id, Cache-Control and the version headers: the response built is the one answered', async () => {
   const res = await mock.app.fetch(new Request('http://mock/v1/probe', { headers: H }))
   expect(built).toHaveLength(1)
   expect(res).toBe(built[0])
@@ -41,10 +43,11 @@ it('[ERR-005][ERR-007] sets X-Request-Id, Cache-Control and the version headers 
   expect(res.headers.get('X-Mock-Interface-Version')).toBeTruthy()
 })
 
-it('[ERR-005][ERR-007] adds the headers to a response a handler builds itself (streams, bytes), and over HTTP', async () => {
+it('[ERR-005][ERR-007] adds the headers to a response a handler builds itself (streams, bytes, c.json), and over HTTP', async () => {
   mock.app.get('/v1/own-response', () => new Response('bytes', { status: 200 }))
+  mock.app.get('/v1/own-json', (c) => c.json({ ok: true }))
   served = await listen(mock)
-  for (const path of ['/v1/probe', '/v1/own-response']) {
+  for (const path of ['/v1/probe', '/v1/own-response', '/v1/own-json']) {
     const res = await fetch(`${served.url}${path}`, { headers: H })
     await res.arrayBuffer()
     expect(res.headers.get('X-Request-Id'), path).toMatch(/^req_[0-9a-f]{24}$/)
