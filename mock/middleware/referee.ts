@@ -100,8 +100,12 @@ async function answerOf(
   return BARE_RETRYABLE.has(res.status) ? { retryable: true } : {}
 }
 
-/** Retry-After in ms (seconds form only, which is what the document uses). */
+/**
+ * Retry-After of an error answer in ms (seconds form only, which is what the document uses); the rules read it
+ * of errors only, so a success answer's headers are not read.
+ */
 function retryAfterMs(res: Response): number | undefined {
+  if (res.status < 400) return undefined
   const value = res.headers.get('Retry-After')
   if (value === null || !/^\d+$/.test(value.trim())) return undefined
   return Number(value.trim()) * 1000

@@ -78,7 +78,7 @@ export type Observation = {
   status: number
   /** The answer's retryable: the envelope's flag; 429, 502, 503, 504 without an envelope count as true. */
   retryable?: boolean
-  /** Retry-After of the answer, in ms. */
+  /** Retry-After of an error answer, in ms. */
   retryAfterMs?: number
   /** The error code of the envelope, when there was one. */
   code?: string
