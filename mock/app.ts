@@ -63,7 +63,8 @@ export function createApp(deps: Deps): Hono<Env> {
   const app = new Hono<Env>()
 
   app.use('*', frame(deps))
-  app.use('*', logger())
+  // --quiet (and tests): no request line is built, so the logger is not mounted at all.
+  if (deps.log.requestLines !== false) app.use('*', logger())
   app.use('*', journal())
 
   // The inspector's page holds no data: served before the control token (its state and stream are not).

@@ -21,8 +21,6 @@ function routePattern(c: Context<Env>): string | null {
 
 export function logger(): MiddlewareHandler<Env> {
   return async function loggerMiddleware(c, next) {
-    // --quiet (and tests): no request line to build.
-    if (c.get('deps').log.requestLines === false) return next()
     const start = monotonicMs()
     // A fault rule's drop (ConnectionDropped) sends no answer: the line says so instead of a status.
     let dropped: 'before' | 'after' | undefined
