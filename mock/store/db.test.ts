@@ -178,3 +178,24 @@ it('maps a kept row once: each caller owns the record it gets at its top level, 
   expect(read.record(toRecord, 'zz')).toBeUndefined()
   db.close()
 })
+
+it('treats a write to a table with a trigger as a write to every table', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'db-trigger-'))
+  writeFileSync(
+    join(dir, '001.sql'),
+    `CREATE TABLE a (id TEXT PRIMARY KEY, v INTEGER NOT NULL);
+     CREATE TABLE b (id TEXT PRIMARY KEY, n INTEGER NOT NULL);
+     CREATE TRIGGER a_counts AFTER INSERT ON a BEGIN UPDATE b SET n = n + 1; END;`,
+  )
+  const db = openDb(':memory:', { schemaDir: dir })
+  try {
+    db.stmt('INSERT INTO b (id, n) VALUES (?, ?)').run('count', 0)
+    const read = db.cached('SELECT n FROM b WHERE id = ?')
+    expect(read.get('count')).toEqual({ n: 0 })
+    db.stmt('INSERT INTO a (id, v) VALUES (?, ?)').run('x', 1)
+    expect(read.get('count')).toEqual({ n: 1 })
+  } finally {
+    db.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})

@@ -2,7 +2,7 @@
  * Opens the SQLite store (better-sqlite3: ":memory:" by default, a file with --db), applies the numbered
  * migrations of mock/store/schema/*.sql in file-name order, caches prepared statements and runs transactions.
  * Hot reads (a key, a Session, an execution, read on every request) go through cached(): their rows are kept
- * in memory until a table they read is written (see ReadCache below).
+ * in memory until a table they read is written (WriteGenerations and readCache below).
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import Database from 'better-sqlite3'
@@ -139,8 +139,8 @@ function migrate(raw: Database.Database, schemaDir: string): void {
 /**
  * Write generations: every statement that can change the store bumps, before it runs, the generation of the
  * table it writes (INSERT INTO t, INSERT OR REPLACE INTO t, REPLACE INTO t, UPDATE t, DELETE FROM t) and of
- * every table whose foreign keys lead to t (a delete may cascade); a writing statement of another shape bumps
- * them all. A cached read is valid while the sum of its tables' generations is unchanged (generations only
+ * every table whose foreign keys lead to t (a delete may cascade); a writing statement of another shape, or
+ * one that writes a table with a trigger, bumps them all. A cached read is valid while the sum of its tables' generations is unchanged (generations only
  * grow, so a write to any of them changes the sum). Rolled-back writes have bumped too, which only costs a
  * re-read.
  */
@@ -164,7 +164,16 @@ class WriteGenerations {
       }[]
       for (const { parent } of fks) children.set(parent, [...(children.get(parent) ?? []), child])
     }
+    // A table with a trigger may write anywhere: a write to it is a write to every table.
+    const triggered = new Set(
+      (
+        raw.prepare(`SELECT tbl_name FROM sqlite_master WHERE type = 'trigger'`).all() as {
+          tbl_name: string
+        }[]
+      ).map((r) => r.tbl_name),
+    )
     for (const table of tables) {
+      if (triggered.has(table)) continue
       const reached = new Set([table])
       const todo = [table]
       while (todo.length > 0) {
