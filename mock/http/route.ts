@@ -119,19 +119,24 @@ export function route<O extends OperationId>(
   app.on([op.method], [op.honoPath.slice(mount.length)], serve)
 }
 
-function render(c: Context<Env>, reply: AnyReply): Response {
+function render(c: Context<Env>, reply: AnyReply | StoredReply): Response {
+  if ('json' in reply)
+    return answer(c, reply.json, reply.status, { 'Content-Type': 'application/json' })
   return answer(c, JSON.stringify(reply.body), reply.status, {
     'Content-Type': 'application/json',
     ...reply.headers,
   })
 }
 
+/** A reply whose body is already JSON text (a stored receipt's): sent as it is. */
+type StoredReply = { status: AnyReply['status']; json: string }
+
 /** IDEM rules: the stored receipt's answer (a replay), 409 IDEMPOTENCY_CONFLICT, or undefined if none. */
 function answerFromReceipt(
   c: Context<Env>,
   stored: IdempotencyRecord | undefined,
   fingerprint: string,
-): AnyReply | undefined {
+): StoredReply | undefined {
   if (!stored) return undefined
   if (stored.fingerprint !== fingerprint) {
     throw new ApiError('IDEMPOTENCY_CONFLICT', {
@@ -141,14 +146,15 @@ function answerFromReceipt(
     })
   }
   answerHeader(c, 'Idempotent-Replayed', 'true')
-  return {
-    status: stored.status as AnyReply['status'],
-    body: JSON.parse(stored.body_json) as unknown,
-  }
+  return { status: stored.status as AnyReply['status'], json: stored.body_json }
 }
 
 /** IDEM rules: replay, conflict, or run the handler and keep its receipt, all in one transaction. */
-function idempotent(c: Context<Env>, op: OperationSpec, handler: AnyHandler): AnyReply | Response {
+function idempotent(
+  c: Context<Env>,
+  op: OperationSpec,
+  handler: AnyHandler,
+): AnyReply | StoredReply | Response {
   const { db, clock } = c.var.deps
   const input = c.var.input!
   const projectId = c.var.auth?.projectId ?? c.var.ownerProjectId!
