@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { packageFile } from '../../spec/index.js'
-import { deepFreeze } from './rows.js'
+import { freezeContents } from './rows.js'
 
 /** A prepared statement; rows come back as plain objects (cast to the module's row type). */
 export type Statement = Database.Statement<unknown[], unknown>
@@ -42,7 +42,7 @@ export type CachedRead = {
   /**
    * The first row as map(row) makes it, or undefined: a record the caller owns at its top level (it may set
    * fields and save it). While the row is kept it is mapped once (its JSON columns parsed once): the kept
-   * record is deep-frozen and each caller gets a shallow copy, whose nested values (parsed JSON) are shared
+   * record is never handed out, each caller gets a shallow copy, whose nested values (parsed JSON) are shared
    * and frozen: they are replaced, never edited.
    */
   record<R, T extends object>(map: (row: R) => T, ...params: Param[]): T | undefined
@@ -235,9 +235,9 @@ function readCache(db: Db, sql: string, writes: WriteGenerations): CachedRead {
   type Entry = {
     version: number
     rows: readonly unknown[]
-    /** The first row as the last map given to record() made it (deep-frozen). */
+    /** The first row as the last map given to record() made it (its contents frozen). */
     mapped?: { map: (row: never) => object; record: object }
-    /** Every row as the last map given to records() made it (deep-frozen). */
+    /** Every row as the last map given to records() made it (their contents frozen). */
     mappedAll?: { map: (row: never) => object; records: object[] }
   }
   const kept = new Map<string, Entry>()
@@ -273,14 +273,14 @@ function readCache(db: Db, sql: string, writes: WriteGenerations): CachedRead {
       }
       const row = e.rows[0] as R | undefined
       if (row === undefined) return undefined
-      if (e.mapped?.map !== map) e.mapped = { map, record: deepFreeze(map(row)) }
+      if (e.mapped?.map !== map) e.mapped = { map, record: freezeContents(map(row)) }
       return { ...(e.mapped.record as T) }
     },
     records<R, T extends object>(map: (row: R) => T, ...params: Param[]): T[] {
       const e = entry(params)
       if (!e) return (db.stmt(sql).all(...params) as R[]).map(map)
       if (e.mappedAll?.map !== map)
-        e.mappedAll = { map, records: e.rows.map((row) => deepFreeze(map(row as R))) }
+        e.mappedAll = { map, records: e.rows.map((row) => freezeContents(map(row as R))) }
       return e.mappedAll.records.map((r) => ({ ...(r as T) }))
     },
   }
