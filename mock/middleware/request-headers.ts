@@ -9,9 +9,13 @@ import { openApiSchemas } from '../../spec/index.js'
 import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { delegatedAccessNames } from '../http/operations.js'
+import { lazy } from '../util/memo.js'
 
 const delegated = delegatedAccessNames()
-const correlationId = openApiSchemas().at('#/components/parameters/CorrelationId/schema')
+// Compiled on the first X-Correlation-Id seen, not at module load (start-up makes no ajv instance).
+const correlationId = lazy(() =>
+  openApiSchemas().at('#/components/parameters/CorrelationId/schema'),
+)
 
 export const refuseDelegatedAccess = (): MiddlewareHandler<Env> =>
   async function refuseDelegatedAccess(c, next) {
@@ -29,7 +33,7 @@ export const refuseDelegatedAccess = (): MiddlewareHandler<Env> =>
 export const checkCorrelationId = (): MiddlewareHandler<Env> =>
   async function checkCorrelationId(c, next) {
     const value = c.req.header('X-Correlation-Id')
-    if (value !== undefined && !correlationId(value)) {
+    if (value !== undefined && !correlationId()(value)) {
       throw new ApiError('INVALID_CORRELATION_ID', { message: 'X-Correlation-Id is malformed.' })
     }
     await next()
