@@ -77,11 +77,17 @@ if (result.status !== 0) process.exit(result.status ?? 1)
   writeFileSync(join(dist, 'spec', 'openapi.json'), json)
 }
 // The fixture world's validator as ajv standalone code (mock/fixtures/world-validator.ts), keyed by the
-// schema's SHA-256: compiled once here instead of at every start of the built mock.
+// schema's SHA-256: compiled once here instead of at every start of the built mock. And the SHA-256 of the
+// default world when the schema accepts it: the built mock does not check that text again at start.
 {
   const built = join(dist, 'mock', 'fixtures', 'world-validator.js')
-  const { precompiledSource, PRECOMPILED_FILE } = await import(pathToFileURL(built).href)
+  const { precompiledSource, PRECOMPILED_FILE, validWorldsSource, VALID_WORLDS_FILE } =
+    await import(pathToFileURL(built).href)
   writeFileSync(PRECOMPILED_FILE, precompiledSource())
+  writeFileSync(
+    VALID_WORLDS_FILE,
+    validWorldsSource([join(root, 'fixtures', 'default-world.json')]),
+  )
 }
 // The mock's bin (`npm start`, npx) as one ES module: loading the ~200 compiled modules and ~180 CommonJS files
 // of its dependencies one by one was most of its start-up. Only the entry is bundled (the package's other
