@@ -187,6 +187,20 @@ describe('the packed package', () => {
       if (typeof t !== 'string') expect(Object.keys(t)[0]).toBe('types')
   })
 
+  it('the mock bin is one bundled module: it imports only Node built-ins and better-sqlite3 (start-up)', () => {
+    // Guards issue #13 point 5 (start-up within 2x bare Hono): loading the compiled modules one by one was
+    // most of it. Other imports would be loaded at start, a relative one would not be found once installed.
+    const bin = readFileSync(join(ROOT, pkg.bin[NAME]!), 'utf8')
+    const imported = [
+      ...bin.matchAll(/^import\s[^;'"]*?(?:from\s)?\s*["']([^"']+)["']/gm),
+      ...bin.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g),
+    ].map((m) => m[1]!)
+    expect(imported).toContain('better-sqlite3')
+    expect(imported.filter((s) => !s.startsWith('node:') && s !== 'better-sqlite3')).toEqual([])
+    // The YAML parser is not bundled: the built mock reads the document's JSON copy (spec/openapi.ts).
+    expect(bin).not.toMatch(/node_modules\/yaml\//)
+  })
+
   it('ships no TypeScript sources, no unit tests of the mock or the CLI, no scripts', () => {
     const stray = packedFiles.filter(
       (f) =>

@@ -6,14 +6,23 @@
  */
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import type { ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
-import { parse } from 'yaml'
+import type * as Yaml from 'yaml'
 import { packageFile } from './root.js'
 
 // ajv-formats is CommonJS: its callable is the default export's `default` under NodeNext.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
+
+/**
+ * Parses YAML text. The parser (a large package) is loaded on first use, not with this module: the built
+ * mock reads the document's JSON copy and never needs it.
+ */
+export function parseYaml(text: string): unknown {
+  return (createRequire(import.meta.url)('yaml') as typeof Yaml).parse(text)
+}
 
 /** Absolute path of a file in spec/. */
 export const specFile = (name: string): string => packageFile('spec', name)
@@ -59,7 +68,7 @@ function parseOpenApi(text: string): OpenApiDocument {
   } catch {
     // no copy (run from source): parse the YAML
   }
-  return parse(text) as OpenApiDocument
+  return parseYaml(text) as OpenApiDocument
 }
 
 /** The id under which the whole document is registered in a SpecAjv: refs are `openapi.yaml#/...`. */

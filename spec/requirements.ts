@@ -1,7 +1,6 @@
 /** Loads spec/requirements.yaml: the catalog of the interface document's testable rules. */
 import { readFileSync } from 'node:fs'
-import { parse } from 'yaml'
-import { specFile } from './openapi.js'
+import { parseYaml, specFile } from './openapi.js'
 
 export type Verify = 'real' | 'mock' | 'client'
 
@@ -24,6 +23,6 @@ let cached: RequirementCatalog | undefined
 
 /** Parses spec/requirements.yaml once per process. */
 export function loadRequirements(): RequirementCatalog {
-  cached ??= parse(readFileSync(specFile('requirements.yaml'), 'utf8')) as RequirementCatalog
+  cached ??= parseYaml(readFileSync(specFile('requirements.yaml'), 'utf8')) as RequirementCatalog
   return cached
 }

@@ -191,7 +191,7 @@ export type ContractRule = { key: string; type: string; required: boolean; schem
 /** A compiled validator per schema text (contracts are few; a schema that does not compile checks nothing). */
 const validatorOfText = memoize((text): ValidateFunction | null => {
   try {
-    return resultContractAjv.compile(JSON.parse(text) as object)
+    return resultContractAjv().compile(JSON.parse(text) as object)
   } catch {
     return null
   }

@@ -249,7 +249,7 @@ function acceptTurn(
 
 /** The compiled input_schema of a published version, by schema text. */
 const inputValidatorOfText = memoize((text): ValidateFunction =>
-  workflowInputAjv.compile(JSON.parse(text) as object),
+  workflowInputAjv().compile(JSON.parse(text) as object),
 )
 const inputValidator = (w: Workflow): ValidateFunction =>
   inputValidatorOfText(JSON.stringify(w.input_schema))

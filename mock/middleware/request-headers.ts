@@ -7,10 +7,14 @@
 import { openApiSchemas } from '../../spec/index.js'
 import { ApiError } from '../errors.js'
 import { delegatedAccessNames } from '../http/operations.js'
+import { lazy } from '../util/memo.js'
 import type { Guard } from './guard.js'
 
 const delegated = delegatedAccessNames()
-const correlationId = openApiSchemas().at('#/components/parameters/CorrelationId/schema')
+// Compiled on the first X-Correlation-Id seen, not at module load (start-up makes no ajv instance).
+const correlationId = lazy(() =>
+  openApiSchemas().at('#/components/parameters/CorrelationId/schema'),
+)
 
 export const refuseDelegatedAccess = (): Guard =>
   function refuseDelegatedAccess(c) {
@@ -27,7 +31,7 @@ export const refuseDelegatedAccess = (): Guard =>
 export const checkCorrelationId = (): Guard =>
   function checkCorrelationId(c) {
     const value = c.req.header('X-Correlation-Id')
-    if (value !== undefined && !correlationId(value)) {
+    if (value !== undefined && !correlationId()(value)) {
       throw new ApiError('INVALID_CORRELATION_ID', { message: 'X-Correlation-Id is malformed.' })
     }
   }

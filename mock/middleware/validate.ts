@@ -17,8 +17,6 @@ import type { OperationSpec } from '../http/operations.js'
 import type { Guard } from './guard.js'
 
 const doc = loadOpenApi()
-const bodies = openApiSchemas()
-const queries = openApiQuerySchemas()
 
 const RANGE_KEYWORDS = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'])
 
@@ -90,18 +88,19 @@ export const optionalIdempotencyKey = (): Guard => {
 function compileChecks(op: OperationSpec) {
   return {
     validateBody:
-      op.body?.mediaType === 'application/json' ? bodies.at(op.body.pointer) : undefined,
+      op.body?.mediaType === 'application/json' ? openApiSchemas().at(op.body.pointer) : undefined,
     codes: op.body ? propertyCodes(op.body.pointer) : new Map<string, HttpErrorCode>(),
     emptyInput: op.body
       ? schemaAt(op.body.pointer).$ref === '#/components/schemas/EmptyInput'
       : false,
-    validateQuery: op.query.map((p) => ({ ...p, validate: queries.at(p.pointer) })),
+    validateQuery: op.query.map((p) => ({ ...p, validate: openApiQuerySchemas().at(p.pointer) })),
   }
 }
 
 /**
  * The operation's checks are compiled on its first request, not when the routes are registered: start-up
- * then compiles no schema (a mock started for a test suite may use a handful of its operations).
+ * then compiles no schema, nor makes the document's ajv instances (a mock started for a test suite may use a
+ * handful of its operations).
  */
 export const validateRequest = (op: OperationSpec): Guard => {
   let checks: ReturnType<typeof compileChecks> | undefined

@@ -16,16 +16,20 @@ const standaloneCode = standaloneCodeModule as unknown as typeof standaloneCodeM
 
 /**
  * A workflow's input_schema (RUN-024, routes/workflows.ts): every problem reported (error.details.errors),
- * formats checked, not strict (a publisher's schema may carry keywords ajv does not know).
+ * formats checked, not strict (a publisher's schema may carry keywords ajv does not know). Made on first use,
+ * as every instance here: start-up makes none.
  */
-export const workflowInputAjv = new Ajv2020({ strict: false, allErrors: true })
-addFormats(workflowInputAjv)
+export const workflowInputAjv = lazy(() => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true })
+  addFormats(ajv)
+  return ajv
+})
 
 /**
  * The JSON Schema of a result contract entry (ERR-050, domain/output-rules.ts): the first problem is enough
  * for the message; not strict; no format vocabulary added (as the contract check has always run).
  */
-export const resultContractAjv = new Ajv2020({ strict: false, allErrors: false })
+export const resultContractAjv = lazy(() => new Ajv2020({ strict: false, allErrors: false }))
 
 /** A validator as the control API uses it: a type guard with the last call's errors. */
 export type Validator<T> = ((data: unknown) => data is T) & { errors?: ErrorObject[] | null }
