@@ -75,16 +75,20 @@ function bodyReadable(c: Context<Env>): boolean {
 }
 
 /**
- * retryable and code of an answer: the envelope's (as errorResponse recorded it, else read from the body), or
- * by status for a bare 429/502/503/504.
+ * retryable and code of an answer known without reading its body: none for a success, the envelope's as
+ * errorResponse recorded it; undefined when the body must be read (answerOf).
  */
-async function answerOf(
+function knownAnswer(
   c: Context<Env>,
   res: Response,
-): Promise<{ retryable?: boolean; code?: string }> {
+): { retryable?: boolean; code?: string } | undefined {
   if (res.status < 400) return {}
   const answered = c.var.answeredError
-  if (answered) return { retryable: answered.retryable, code: answered.code }
+  return answered && { retryable: answered.retryable, code: answered.code }
+}
+
+/** retryable and code of an error answer: the envelope's, or by status for a bare 429/502/503/504. */
+async function answerOf(res: Response): Promise<{ retryable?: boolean; code?: string }> {
   if ((res.headers.get('Content-Type') ?? '').includes('json')) {
     try {
       const body = (await res.clone().json()) as { error?: { retryable?: unknown; code?: unknown } }
@@ -132,7 +136,15 @@ export function refereeObserver(): MiddlewareHandler<Env> {
       throw error
     } finally {
       try {
-        await observe()
+        // Only what a rule needs is awaited (a body digest, an error answer's body): a plain success with
+        // nothing on record is judged without waiting.
+        const status = answered ? c.res.status : 0
+        const idempotencyKey = c.req.header('Idempotency-Key')
+        const needDigest =
+          idempotencyKey !== undefined || status >= 400 || ref.constrainsResends(key)
+        const digest = needDigest ? await bodyDigest(c) : undefined
+        const answer = answered ? (knownAnswer(c, c.res) ?? (await answerOf(c.res))) : {}
+        observe(status, idempotencyKey, digest, answer)
       } catch (error) {
         // The referee never changes an answer.
         c.var.deps.log.error('referee observation failed', {
@@ -142,16 +154,16 @@ export function refereeObserver(): MiddlewareHandler<Env> {
       }
     }
 
-    async function observe() {
+    function observe(
+      status: number,
+      idempotencyKey: string | undefined,
+      digest: string | undefined,
+      { retryable, code }: { retryable?: boolean; code?: string },
+    ) {
       const res = c.res
-      const status = answered ? res.status : 0
-      const idempotencyKey = c.req.header('Idempotency-Key')
-      const needDigest =
-        idempotencyKey !== undefined || status >= 400 || ref.constrainsResends(key!)
-      const digest = needDigest ? await bodyDigest(c) : undefined
       const cursor = c.req.header('Last-Event-ID') ?? ''
-      const search = c.req.url.includes('?') ? c.req.url.slice(c.req.url.indexOf('?')) : ''
-      const { retryable, code } = answered ? await answerOf(c, res) : {}
+      const url = c.req.url
+      const search = url.includes('?') ? url.slice(url.indexOf('?')) : ''
       const projectId = c.var.auth?.projectId
       const o: Observation = {
         method,
