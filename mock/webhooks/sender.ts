@@ -2,13 +2,17 @@
  * One webhook send (Webhook notifications 9-10): resolve the host again (every address must be public unless
  * --allow-insecure-webhooks), POST to exactly the address that was checked, verify the certificate, never follow
  * a redirect, give up after 20 seconds including DNS (real time: this is I/O, not the virtual clock), and keep
- * only the numeric status and a fixed error code: the receiver's body is drained and dropped (WHN-028).
+ * only the numeric status and a fixed error code: the receiver's body is drained and dropped (WHN-028). A mock
+ * instance's sends reuse kept-alive connections (connections.ts); a reused connection the receiver closed
+ * before answering is retried once on a fresh one (sendNotification), never counted as a failed attempt.
  */
 import { lookup } from 'node:dns/promises'
 import { request as httpRequest, type IncomingMessage } from 'node:http'
-import { request as httpsRequest } from 'node:https'
+import { request as httpsRequest, type RequestOptions as HttpsRequestOptions } from 'node:https'
 import { isIP, type LookupFunction } from 'node:net'
+import type { Duplex } from 'node:stream'
 import { rootCertificates } from 'node:tls'
+import type { PinnedRequest, WebhookConnections } from './connections.js'
 import { bareHost, isPublicAddress, refusedHostName } from './network-rules.js'
 
 /** Limits > Time limits: one send takes at most 20 seconds including DNS (WHN-027). */
@@ -45,6 +49,8 @@ export type SendInput = {
   timeoutMs?: number
   /** Aborts the send early (the mock resets or closes); the outcome then reads TIMEOUT and is not recorded. */
   signal?: AbortSignal
+  /** The instance's kept-alive connections (connections.ts); without them every send opens its own. */
+  connections?: WebhookConnections
 }
 
 const failure = (
@@ -130,37 +136,91 @@ export async function sendNotification(input: SendInput): Promise<AttemptOutcome
     if (options.all) callback(null, addresses)
     else callback(null, addresses[0]!.address, addresses[0]!.family)
   }
+  const options: RequestOptions = {
+    method: 'POST',
+    headers: { ...input.headers, 'Content-Length': String(input.body.byteLength) },
+    lookup: pinned,
+    signal,
+    // WHN-024: certificate verification is never switched off; a failure is TLS_ERROR.
+    rejectUnauthorized: true,
+    ...(https && input.trustedCa ? { ca: [...rootCertificates, input.trustedCa] } : {}),
+  }
+  // A connection of its own (agent: false): never a reused one, so never STALE.
+  const fresh = async () => {
+    const o = await post(https, url, { ...options, agent: false }, input.body, signal)
+    return o === STALE ? failure('CONNECTION_ERROR') : o
+  }
+  if (!input.connections) return fresh()
+  const pooled = await post(
+    https,
+    url,
+    {
+      ...options,
+      agent: input.connections.agentFor(https),
+      // The pool key: a kept-alive connection is reused only for this same set of checked addresses.
+      pinnedAddresses: addresses.map((a) => `${a.address}/${a.family}`).join(','),
+    },
+    input.body,
+    signal,
+  )
+  if (pooled !== STALE) return pooled
+  // The kept-alive connection the send picked was closed by the receiver (it had been idle, and the receiver
+  // closed it as the request went out) before a single byte of an answer came back. That is a race of
+  // connection reuse, not the attempt's outcome: the request goes once more, on a fresh connection of its own,
+  // and that one's outcome is the attempt's (as undici and browsers do). The receiver never answered the
+  // first try; should it have read it, the same signed notice arrives twice, which a receiver deduplicates by
+  // event_id (WHN-014). The 20-second limit (WHN-027) covers both tries: they share the signal.
+  return fresh()
+}
+
+/** What post() answers when a reused connection failed before any byte of an answer: try again, fresh. */
+const STALE = Symbol('stale kept-alive connection')
+
+type RequestOptions = HttpsRequestOptions & PinnedRequest
+
+/**
+ * One POST over one connection (new, or a kept-alive one from the agent). Settles on the status line; the
+ * body is drained, never read (WHN-028). STALE only when the connection was a reused one and it failed
+ * before any byte of an answer arrived on it.
+ */
+function post(
+  https: boolean,
+  url: URL,
+  options: RequestOptions,
+  body: Uint8Array,
+  signal: AbortSignal,
+): Promise<AttemptOutcome | typeof STALE> {
   const send = https ? httpsRequest : httpRequest
-  return new Promise<AttemptOutcome>((resolve) => {
+  return new Promise((resolve) => {
     let settled = false
-    const settle = (o: AttemptOutcome) => {
+    // Any byte read on the connection while this request holds it (a partial answer counts).
+    let answered = false
+    const onData = () => (answered = true)
+    let socket: Duplex | undefined
+    const settle = (o: AttemptOutcome | typeof STALE) => {
+      socket?.off('data', onData)
       if (settled) return
       settled = true
       resolve(o)
     }
-    const req = send(
-      url,
-      {
-        method: 'POST',
-        headers: { ...input.headers, 'Content-Length': String(input.body.byteLength) },
-        lookup: pinned,
-        signal,
-        agent: false,
-        // WHN-024: certificate verification is never switched off; a failure is TLS_ERROR.
-        rejectUnauthorized: true,
-        ...(https && input.trustedCa ? { ca: [...rootCertificates, input.trustedCa] } : {}),
-      },
-      (res: IncomingMessage) => {
-        const status = res.statusCode ?? 0
-        // The body is never read into the history (WHN-028); drain it so the socket can close.
-        res.resume()
-        res.on('error', () => undefined)
-        if (status >= 200 && status < 300) settle({ ok: true, httpStatus: status, errorCode: null })
-        else if (status >= 300 && status < 400) settle(failure('REDIRECT', status))
-        else settle(failure('HTTP_STATUS', status))
-      },
-    )
-    req.on('error', (error) => settle(failure(errorCodeOf(error, signal))))
-    req.end(input.body)
+    const req = send(url, options, (res: IncomingMessage) => {
+      answered = true
+      const status = res.statusCode ?? 0
+      // The body is never read into the history (WHN-028); drain it so the connection is free again.
+      res.resume()
+      res.on('error', () => undefined)
+      if (status >= 200 && status < 300) settle({ ok: true, httpStatus: status, errorCode: null })
+      else if (status >= 300 && status < 400) settle(failure('REDIRECT', status))
+      else settle(failure('HTTP_STATUS', status))
+    })
+    req.on('socket', (s) => {
+      socket = s
+      if (!settled) s.on('data', onData)
+    })
+    req.on('error', (error) => {
+      if (req.reusedSocket && !answered && !signal.aborted) settle(STALE)
+      else settle(failure(errorCodeOf(error, signal)))
+    })
+    req.end(body)
   })
 }
