@@ -66,8 +66,8 @@ const failure = (
 const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|ERR_OSSL)/
 
 /** Classifies a request error into a fixed code. */
-function errorCodeOf(error: unknown, signal: AbortSignal): AttemptErrorCode {
-  if (signal.aborted) return 'TIMEOUT'
+function errorCodeOf(error: unknown, limit: SendLimit): AttemptErrorCode {
+  if (limit.expired) return 'TIMEOUT'
   const code = (error as { code?: unknown } | null)?.code
   if (typeof code === 'string' && TLS_CODES.test(code)) return 'TLS_ERROR'
   return 'CONNECTION_ERROR'
@@ -77,7 +77,7 @@ function errorCodeOf(error: unknown, signal: AbortSignal): AttemptErrorCode {
 async function resolveChecked(
   host: string,
   allowInsecure: boolean,
-  signal: AbortSignal,
+  limit: SendLimit,
 ): Promise<{ addresses: { address: string; family: number }[] } | AttemptOutcome> {
   if (isIP(host) !== 0) {
     if (!allowInsecure && !isPublicAddress(host)) return failure('ADDRESS_REFUSED')
@@ -86,9 +86,9 @@ async function resolveChecked(
   if (!allowInsecure && refusedHostName(host)) return failure('ADDRESS_REFUSED')
   let addresses: { address: string; family: number }[]
   try {
-    addresses = await raceAbort(lookup(host, { all: true, verbatim: true }), signal)
+    addresses = await raceAbort(lookup(host, { all: true, verbatim: true }), limit)
   } catch {
-    return failure(signal.aborted ? 'TIMEOUT' : 'DNS_ERROR')
+    return failure(limit.expired ? 'TIMEOUT' : 'DNS_ERROR')
   }
   if (addresses.length === 0) return failure('DNS_ERROR')
   if (!allowInsecure && !addresses.every((a) => isPublicAddress(a.address))) {
@@ -97,18 +97,18 @@ async function resolveChecked(
   return { addresses }
 }
 
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new Error('aborted'))
+function raceAbort<T>(promise: Promise<T>, limit: SendLimit): Promise<T> {
+  if (limit.expired) return Promise.reject(new Error('aborted'))
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new Error('aborted'))
-    signal.addEventListener('abort', onAbort, { once: true })
+    const onExpire = () => reject(new Error('aborted'))
+    limit.watch(onExpire)
     promise.then(
       (v) => {
-        signal.removeEventListener('abort', onAbort)
+        limit.unwatch(onExpire)
         resolve(v)
       },
       (e: unknown) => {
-        signal.removeEventListener('abort', onAbort)
+        limit.unwatch(onExpire)
         reject(e instanceof Error ? e : new Error(String(e)))
       },
     )
@@ -116,22 +116,42 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 /**
- * The send limit (WHN-027) and the caller's abort as one signal, on one plain timer: cheaper than
- * AbortSignal.timeout with AbortSignal.any, whose weak references and finalizers cost every send garbage
- * collection work. Like AbortSignal.timeout, the timer is not kept alive and simply runs out.
+ * The send limit (WHN-027) and the caller's abort (reset, close) as one flag and one watcher: the step under
+ * way (the DNS lookup, then each request in turn) watches it and gives up when it expires. One plain wall timer
+ * per send and no AbortController of its own: AbortSignal.timeout with AbortSignal.any, and http's `signal`
+ * option, cost every send weak references, finalizers and end-of-stream watchers. Like AbortSignal.timeout,
+ * the timer does not hold the process and simply runs out.
  */
-function deadline(ms: number, outer: AbortSignal | undefined): AbortSignal {
-  const controller = new AbortController()
-  const abort = () => controller.abort()
-  wallTimeout(ms, abort)
-  if (outer?.aborted) abort()
-  else outer?.addEventListener('abort', abort, { once: true })
-  return controller.signal
+class SendLimit {
+  expired = false
+  private watcher: (() => void) | undefined
+
+  constructor(ms: number, outer: AbortSignal | undefined) {
+    const expire = () => {
+      if (this.expired) return
+      this.expired = true
+      this.watcher?.()
+    }
+    wallTimeout(ms, expire)
+    if (outer?.aborted) expire()
+    else outer?.addEventListener('abort', expire, { once: true })
+  }
+
+  /** The step under way: fn runs (once) if the limit expires while it watches. */
+  watch(fn: () => void): void {
+    this.watcher = fn
+    if (this.expired) fn()
+  }
+
+  /** The step is over; a later step's watcher is left alone. */
+  unwatch(fn: () => void): void {
+    if (this.watcher === fn) this.watcher = undefined
+  }
 }
 
 /** Sends one notification and reports the outcome; never throws. */
 export async function sendNotification(input: SendInput): Promise<AttemptOutcome> {
-  const signal = deadline(input.timeoutMs ?? SEND_TIMEOUT_MS, input.signal)
+  const limit = new SendLimit(input.timeoutMs ?? SEND_TIMEOUT_MS, input.signal)
   let url: URL
   try {
     url = new URL(input.url)
@@ -142,7 +162,7 @@ export async function sendNotification(input: SendInput): Promise<AttemptOutcome
   if (!https && !(input.allowInsecure && url.protocol === 'http:'))
     return failure('ADDRESS_REFUSED')
   const host = bareHost(url)
-  const resolved = await resolveChecked(host, input.allowInsecure, signal)
+  const resolved = await resolveChecked(host, input.allowInsecure, limit)
   if ('ok' in resolved) return resolved
   const { addresses } = resolved
   // Connect to exactly the addresses that were checked (no second, unchecked resolution).
@@ -160,7 +180,7 @@ export async function sendNotification(input: SendInput): Promise<AttemptOutcome
   }
   // A connection of its own (agent: false): never a reused one, so never STALE.
   const fresh = async () => {
-    const o = await post(https, url, { ...options, agent: false }, input.body, signal)
+    const o = await post(https, url, { ...options, agent: false }, input.body, limit)
     return o === STALE ? failure('CONNECTION_ERROR') : o
   }
   if (!input.connections) return fresh()
@@ -174,7 +194,7 @@ export async function sendNotification(input: SendInput): Promise<AttemptOutcome
       pinnedAddresses: addresses.map((a) => `${a.address}/${a.family}`).join(','),
     },
     input.body,
-    signal,
+    limit,
   )
   if (pooled !== STALE) return pooled
   // The kept-alive connection the send picked was closed by the receiver (it had been idle, and the receiver
@@ -182,7 +202,7 @@ export async function sendNotification(input: SendInput): Promise<AttemptOutcome
   // connection reuse, not the attempt's outcome: the request goes once more, on a fresh connection of its own,
   // and that one's outcome is the attempt's (as undici and browsers do). The receiver never answered the
   // first try; should it have read it, the same signed notice arrives twice, which a receiver deduplicates by
-  // event_id (WHN-014). The 20-second limit (WHN-027) covers both tries: they share the signal.
+  // event_id (WHN-014). The 20-second limit (WHN-027) covers both tries: they share one SendLimit.
   return fresh()
 }
 
@@ -201,7 +221,7 @@ function post(
   url: URL,
   options: RequestOptions,
   body: Uint8Array,
-  signal: AbortSignal,
+  limit: SendLimit,
 ): Promise<AttemptOutcome | typeof STALE> {
   const send = https ? httpsRequest : httpRequest
   return new Promise((resolve) => {
@@ -226,21 +246,18 @@ function post(
       else if (status >= 300 && status < 400) settle(failure('REDIRECT', status))
       else settle(failure('HTTP_STATUS', status))
     })
-    // The deadline and the caller's abort (WHN-027): the request is destroyed, its error reads TIMEOUT. (A
-    // listener of our own rather than the `signal` option, which watches the request's end of stream.)
-    const onAbort = () => req.destroy(new Error('send aborted'))
-    if (signal.aborted) onAbort()
-    else {
-      signal.addEventListener('abort', onAbort, { once: true })
-      req.once('close', () => signal.removeEventListener('abort', onAbort))
-    }
+    // The send limit or the caller's abort (WHN-027): the request is destroyed, its error reads TIMEOUT. It
+    // is watched until the request closes (after the answer's body was drained), not just until the answer.
+    const onExpire = () => req.destroy(new Error('send aborted'))
+    limit.watch(onExpire)
+    req.once('close', () => limit.unwatch(onExpire))
     req.on('socket', (s) => {
       socket = s
       if (!settled) s.on('data', onData)
     })
     req.on('error', (error) => {
-      if (req.reusedSocket && !answered && !signal.aborted) settle(STALE)
-      else settle(failure(errorCodeOf(error, signal)))
+      if (req.reusedSocket && !answered && !limit.expired) settle(STALE)
+      else settle(failure(errorCodeOf(error, limit)))
     })
     req.end(body)
   })
