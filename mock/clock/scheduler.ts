@@ -198,7 +198,10 @@ export class Scheduler {
       for (;;) {
         const timer = firstDueTimer(db, targetMs)
         if (!timer) break
-        const wait = this.waitOf(timer)
+        // The payload is parsed once, for the wait and the handler (a kind without a wait parses it in fire).
+        const waitFor = this.kinds.waitOf(timer.kind)
+        const parsed = waitFor ? { payload: JSON.parse(timer.payload_json) as unknown } : undefined
+        const wait = waitFor && parsed ? waitFor(parsed.payload, this.opts.context()) : undefined
         if (wait) {
           // Work this timer depends on is in flight (a webhook send): wait, then read the queue again, since
           // its outcome may have canceled or replaced the timer.
@@ -217,7 +220,7 @@ export class Scheduler {
         if (lastKinds.length > 5) lastKinds.shift()
         let effects: readonly SideEffect[] = []
         try {
-          effects = db.tx(() => this.fire(timer))
+          effects = db.tx(() => this.fire(timer, parsed))
         } catch (error) {
           // The failed firing rolled back; drop the timer so it cannot fail again forever.
           db.tx(() => {
@@ -254,21 +257,15 @@ export class Scheduler {
     return { now: clock.nowMs(), fired }
   }
 
-  /** What a due timer must wait for before it fires (its kind's waitFor), if anything. */
-  private waitOf(timer: TimerRow): Promise<void> | undefined {
-    const wait = this.kinds.waitOf(timer.kind)
-    if (!wait) return undefined
-    return wait(JSON.parse(timer.payload_json) as unknown, this.opts.context())
-  }
-
   /** One firing, inside its transaction: clock to the due time, delete the row, run the handler. */
-  private fire(timer: TimerRow): readonly SideEffect[] {
+  private fire(timer: TimerRow, parsed: { payload: unknown } | undefined): readonly SideEffect[] {
     const { db, clock } = this.opts
     const nowMs = clock.moveTo(timer.due_at)
     deleteTimer(db, timer.id)
     const handler = this.kinds.get(timer.kind)
     if (!handler) throw new Error(`no handler registered for timer kind "${timer.kind}"`)
-    const out = handler(JSON.parse(timer.payload_json) as unknown, {
+    const payload = parsed ? parsed.payload : (JSON.parse(timer.payload_json) as unknown)
+    const out = handler(payload, {
       deps: this.opts.context(),
       timer,
       nowMs,

@@ -1,7 +1,8 @@
 /**
  * Wall-clock timeouts for the few limits that are about a real network peer, not about virtual time: the SSE
- * slow-consumer send limit (about 10 s) is how long a client may leave its socket unread, and a fault rule's
- * delay is a real network delay; no virtual clock advance can stand for either. Everything else
+ * slow-consumer send limit (about 10 s) is how long a client may leave its socket unread, a webhook send's
+ * 20-second limit (WHN-027) is how long a receiver may take, and a fault rule's delay is a real network delay;
+ * no virtual clock advance can stand for any of them. Everything else
  * time-dependent is a scheduler timer.
  */
 

@@ -212,6 +212,7 @@ function attemptHandler(payload: AttemptPayload, ctx: TimerContext): SideEffect 
         allowInsecure,
         trustedCa,
         signal,
+        connections: deps.deliveries.connections,
       })
       // Aborted by a reset (the delivery is gone) or a close (a reopened store settles it by timer).
       if (signal.aborted || !db.raw.open) return

@@ -11,6 +11,7 @@
  * timer does depends on the outcome. One pool per mock instance (deps.deliveries, mock/wiring.ts).
  */
 import type { Log } from '../util/log.js'
+import { WebhookConnections } from './connections.js'
 
 /** Sends in flight at once, per mock instance. */
 export const DEFAULT_SEND_CONCURRENCY = 32
@@ -33,6 +34,8 @@ export class DeliveryPool {
   private idleWaiters: (() => void)[] = []
   readonly limit: number
   readonly perGroup: number
+  /** The kept-alive connections the sends use (connections.ts); a reset or close destroys them. */
+  readonly connections = new WebhookConnections()
   /** Told when a send has finished, its outcome recorded (the inspector's change feed); set by the composition root. */
   onSettled: ((key: string, group: string) => void) | undefined
 
@@ -96,8 +99,9 @@ export class DeliveryPool {
   }
 
   /**
-   * World reset and close: aborts the running sends and drops the waiting ones. Their outcomes are not
-   * recorded (the deliveries are gone, or the store is closing; a reopened --db store settles them by timer).
+   * World reset and close: aborts the running sends and drops the waiting ones, and closes every kept-alive
+   * connection. Their outcomes are not recorded (the deliveries are gone, or the store is closing; a reopened
+   * --db store settles them by timer).
    */
   abortAll(): void {
     const dropped = [...this.waiting.values()].flat().sort((a, b) => a.seq - b.seq)
@@ -105,6 +109,7 @@ export class DeliveryPool {
     this.waitingCount = 0
     for (const job of dropped) job.finish()
     for (const controller of this.running) controller.abort()
+    this.connections.destroy()
     this.checkIdle()
   }
 

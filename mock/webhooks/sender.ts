@@ -2,13 +2,18 @@
  * One webhook send (Webhook notifications 9-10): resolve the host again (every address must be public unless
  * --allow-insecure-webhooks), POST to exactly the address that was checked, verify the certificate, never follow
  * a redirect, give up after 20 seconds including DNS (real time: this is I/O, not the virtual clock), and keep
- * only the numeric status and a fixed error code: the receiver's body is drained and dropped (WHN-028).
+ * only the numeric status and a fixed error code: the receiver's body is drained and dropped (WHN-028). A mock
+ * instance's sends reuse kept-alive connections (connections.ts); a reused connection the receiver closed
+ * before answering is retried once on a fresh one (sendNotification), never counted as a failed attempt.
  */
 import { lookup } from 'node:dns/promises'
 import { request as httpRequest, type IncomingMessage } from 'node:http'
-import { request as httpsRequest } from 'node:https'
+import { request as httpsRequest, type RequestOptions as HttpsRequestOptions } from 'node:https'
 import { isIP, type LookupFunction } from 'node:net'
+import type { Duplex } from 'node:stream'
 import { rootCertificates } from 'node:tls'
+import type { PinnedRequest, WebhookConnections } from './connections.js'
+import { wallTimeout } from '../clock/wall-timeout.js'
 import { bareHost, isPublicAddress, refusedHostName } from './network-rules.js'
 
 /** Limits > Time limits: one send takes at most 20 seconds including DNS (WHN-027). */
@@ -45,6 +50,8 @@ export type SendInput = {
   timeoutMs?: number
   /** Aborts the send early (the mock resets or closes); the outcome then reads TIMEOUT and is not recorded. */
   signal?: AbortSignal
+  /** The instance's kept-alive connections (connections.ts); without them every send opens its own. */
+  connections?: WebhookConnections
 }
 
 const failure = (
@@ -59,8 +66,8 @@ const failure = (
 const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|ERR_OSSL)/
 
 /** Classifies a request error into a fixed code. */
-function errorCodeOf(error: unknown, signal: AbortSignal): AttemptErrorCode {
-  if (signal.aborted) return 'TIMEOUT'
+function errorCodeOf(error: unknown, limit: SendLimit): AttemptErrorCode {
+  if (limit.expired) return 'TIMEOUT'
   const code = (error as { code?: unknown } | null)?.code
   if (typeof code === 'string' && TLS_CODES.test(code)) return 'TLS_ERROR'
   return 'CONNECTION_ERROR'
@@ -70,7 +77,7 @@ function errorCodeOf(error: unknown, signal: AbortSignal): AttemptErrorCode {
 async function resolveChecked(
   host: string,
   allowInsecure: boolean,
-  signal: AbortSignal,
+  limit: SendLimit,
 ): Promise<{ addresses: { address: string; family: number }[] } | AttemptOutcome> {
   if (isIP(host) !== 0) {
     if (!allowInsecure && !isPublicAddress(host)) return failure('ADDRESS_REFUSED')
@@ -79,9 +86,9 @@ async function resolveChecked(
   if (!allowInsecure && refusedHostName(host)) return failure('ADDRESS_REFUSED')
   let addresses: { address: string; family: number }[]
   try {
-    addresses = await raceAbort(lookup(host, { all: true, verbatim: true }), signal)
+    addresses = await raceAbort(lookup(host, { all: true, verbatim: true }), limit)
   } catch {
-    return failure(signal.aborted ? 'TIMEOUT' : 'DNS_ERROR')
+    return failure(limit.expired ? 'TIMEOUT' : 'DNS_ERROR')
   }
   if (addresses.length === 0) return failure('DNS_ERROR')
   if (!allowInsecure && !addresses.every((a) => isPublicAddress(a.address))) {
@@ -90,28 +97,61 @@ async function resolveChecked(
   return { addresses }
 }
 
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new Error('aborted'))
+function raceAbort<T>(promise: Promise<T>, limit: SendLimit): Promise<T> {
+  if (limit.expired) return Promise.reject(new Error('aborted'))
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new Error('aborted'))
-    signal.addEventListener('abort', onAbort, { once: true })
+    const onExpire = () => reject(new Error('aborted'))
+    limit.watch(onExpire)
     promise.then(
       (v) => {
-        signal.removeEventListener('abort', onAbort)
+        limit.unwatch(onExpire)
         resolve(v)
       },
       (e: unknown) => {
-        signal.removeEventListener('abort', onAbort)
+        limit.unwatch(onExpire)
         reject(e instanceof Error ? e : new Error(String(e)))
       },
     )
   })
 }
 
+/**
+ * The send limit (WHN-027) and the caller's abort (reset, close) as one flag and one watcher: the step under
+ * way (the DNS lookup, then each request in turn) watches it and gives up when it expires. One plain wall timer
+ * per send and no AbortController of its own: AbortSignal.timeout with AbortSignal.any, and http's `signal`
+ * option, cost every send weak references, finalizers and end-of-stream watchers. Like AbortSignal.timeout,
+ * the timer does not hold the process and simply runs out.
+ */
+class SendLimit {
+  expired = false
+  private watcher: (() => void) | undefined
+
+  constructor(ms: number, outer: AbortSignal | undefined) {
+    const expire = () => {
+      if (this.expired) return
+      this.expired = true
+      this.watcher?.()
+    }
+    wallTimeout(ms, expire)
+    if (outer?.aborted) expire()
+    else outer?.addEventListener('abort', expire, { once: true })
+  }
+
+  /** The step under way: fn runs (once) if the limit expires while it watches. */
+  watch(fn: () => void): void {
+    this.watcher = fn
+    if (this.expired) fn()
+  }
+
+  /** The step is over; a later step's watcher is left alone. */
+  unwatch(fn: () => void): void {
+    if (this.watcher === fn) this.watcher = undefined
+  }
+}
+
 /** Sends one notification and reports the outcome; never throws. */
 export async function sendNotification(input: SendInput): Promise<AttemptOutcome> {
-  const timeout = AbortSignal.timeout(input.timeoutMs ?? SEND_TIMEOUT_MS)
-  const signal = input.signal ? AbortSignal.any([timeout, input.signal]) : timeout
+  const limit = new SendLimit(input.timeoutMs ?? SEND_TIMEOUT_MS, input.signal)
   let url: URL
   try {
     url = new URL(input.url)
@@ -122,7 +162,7 @@ export async function sendNotification(input: SendInput): Promise<AttemptOutcome
   if (!https && !(input.allowInsecure && url.protocol === 'http:'))
     return failure('ADDRESS_REFUSED')
   const host = bareHost(url)
-  const resolved = await resolveChecked(host, input.allowInsecure, signal)
+  const resolved = await resolveChecked(host, input.allowInsecure, limit)
   if ('ok' in resolved) return resolved
   const { addresses } = resolved
   // Connect to exactly the addresses that were checked (no second, unchecked resolution).
@@ -130,37 +170,95 @@ export async function sendNotification(input: SendInput): Promise<AttemptOutcome
     if (options.all) callback(null, addresses)
     else callback(null, addresses[0]!.address, addresses[0]!.family)
   }
+  const options: RequestOptions = {
+    method: 'POST',
+    headers: { ...input.headers, 'Content-Length': String(input.body.byteLength) },
+    lookup: pinned,
+    // WHN-024: certificate verification is never switched off; a failure is TLS_ERROR.
+    rejectUnauthorized: true,
+    ...(https && input.trustedCa ? { ca: [...rootCertificates, input.trustedCa] } : {}),
+  }
+  // A connection of its own (agent: false): never a reused one, so never STALE.
+  const fresh = async () => {
+    const o = await post(https, url, { ...options, agent: false }, input.body, limit)
+    return o === STALE ? failure('CONNECTION_ERROR') : o
+  }
+  if (!input.connections) return fresh()
+  const pooled = await post(
+    https,
+    url,
+    {
+      ...options,
+      agent: input.connections.agentFor(https),
+      // The pool key: a kept-alive connection is reused only for this same set of checked addresses.
+      pinnedAddresses: addresses.map((a) => `${a.address}/${a.family}`).join(','),
+    },
+    input.body,
+    limit,
+  )
+  if (pooled !== STALE) return pooled
+  // The kept-alive connection the send picked was closed by the receiver (it had been idle, and the receiver
+  // closed it as the request went out) before a single byte of an answer came back. That is a race of
+  // connection reuse, not the attempt's outcome: the request goes once more, on a fresh connection of its own,
+  // and that one's outcome is the attempt's (as undici and browsers do). The receiver never answered the
+  // first try; should it have read it, the same signed notice arrives twice, which a receiver deduplicates by
+  // event_id (WHN-014). The 20-second limit (WHN-027) covers both tries: they share one SendLimit.
+  return fresh()
+}
+
+/** What post() answers when a reused connection failed before any byte of an answer: try again, fresh. */
+const STALE = Symbol('stale kept-alive connection')
+
+type RequestOptions = HttpsRequestOptions & PinnedRequest
+
+/**
+ * One POST over one connection (new, or a kept-alive one from the agent). Settles on the status line; the
+ * body is drained, never read (WHN-028). STALE only when the connection was a reused one and it failed
+ * before any byte of an answer arrived on it.
+ */
+function post(
+  https: boolean,
+  url: URL,
+  options: RequestOptions,
+  body: Uint8Array,
+  limit: SendLimit,
+): Promise<AttemptOutcome | typeof STALE> {
   const send = https ? httpsRequest : httpRequest
-  return new Promise<AttemptOutcome>((resolve) => {
+  return new Promise((resolve) => {
     let settled = false
-    const settle = (o: AttemptOutcome) => {
+    // Any byte read on the connection while this request holds it (a partial answer counts).
+    let answered = false
+    const onData = () => (answered = true)
+    let socket: Duplex | undefined
+    const settle = (o: AttemptOutcome | typeof STALE) => {
+      socket?.off('data', onData)
       if (settled) return
       settled = true
       resolve(o)
     }
-    const req = send(
-      url,
-      {
-        method: 'POST',
-        headers: { ...input.headers, 'Content-Length': String(input.body.byteLength) },
-        lookup: pinned,
-        signal,
-        agent: false,
-        // WHN-024: certificate verification is never switched off; a failure is TLS_ERROR.
-        rejectUnauthorized: true,
-        ...(https && input.trustedCa ? { ca: [...rootCertificates, input.trustedCa] } : {}),
-      },
-      (res: IncomingMessage) => {
-        const status = res.statusCode ?? 0
-        // The body is never read into the history (WHN-028); drain it so the socket can close.
-        res.resume()
-        res.on('error', () => undefined)
-        if (status >= 200 && status < 300) settle({ ok: true, httpStatus: status, errorCode: null })
-        else if (status >= 300 && status < 400) settle(failure('REDIRECT', status))
-        else settle(failure('HTTP_STATUS', status))
-      },
-    )
-    req.on('error', (error) => settle(failure(errorCodeOf(error, signal))))
-    req.end(input.body)
+    const req = send(url, options, (res: IncomingMessage) => {
+      answered = true
+      const status = res.statusCode ?? 0
+      // The body is never read into the history (WHN-028); drain it so the connection is free again.
+      res.resume()
+      res.on('error', () => undefined)
+      if (status >= 200 && status < 300) settle({ ok: true, httpStatus: status, errorCode: null })
+      else if (status >= 300 && status < 400) settle(failure('REDIRECT', status))
+      else settle(failure('HTTP_STATUS', status))
+    })
+    // The send limit or the caller's abort (WHN-027): the request is destroyed, its error reads TIMEOUT. It
+    // is watched until the request closes (after the answer's body was drained), not just until the answer.
+    const onExpire = () => req.destroy(new Error('send aborted'))
+    limit.watch(onExpire)
+    req.once('close', () => limit.unwatch(onExpire))
+    req.on('socket', (s) => {
+      socket = s
+      if (!settled) s.on('data', onData)
+    })
+    req.on('error', (error) => {
+      if (req.reusedSocket && !answered && !limit.expired) settle(STALE)
+      else settle(failure(errorCodeOf(error, limit)))
+    })
+    req.end(body)
   })
 }

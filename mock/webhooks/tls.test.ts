@@ -10,11 +10,13 @@ import { generate } from 'selfsigned'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { appendEvent } from '../events/log.js'
 import { createMock, type Mock } from '../index.js'
+import { WebhookConnections } from './connections.js'
 import { sendNotification } from './sender.js'
 
-/** An HTTPS receiver on 127.0.0.1 answering 204 and counting the requests that reached it. */
+/** An HTTPS receiver on 127.0.0.1 answering 204 and counting the requests and connections that reached it. */
 class HttpsReceiver {
   requests = 0
+  connections = 0
   url = ''
   private server!: Server
   async start(pem: { key: string; cert: string }): Promise<void> {
@@ -27,6 +29,7 @@ class HttpsReceiver {
     })
     // A failed handshake is the sender's problem; the receiver just drops it.
     this.server.on('tlsClientError', () => undefined)
+    this.server.on('secureConnection', () => this.connections++)
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve))
     this.url = `https://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`
   }
@@ -62,10 +65,11 @@ const open: Mock[] = []
 afterEach(() => {
   while (open.length) open.pop()!.close()
   receiver.requests = 0
+  receiver.connections = 0
   misnamed.requests = 0
 })
 
-const send = (url: string, trustedCa?: string) =>
+const send = (url: string, trustedCa?: string, connections?: WebhookConnections) =>
   sendNotification({
     url,
     body: Buffer.from('{}'),
@@ -73,6 +77,7 @@ const send = (url: string, trustedCa?: string) =>
     allowInsecure: true, // loopback: only the address rules are lifted, never the certificate check
     trustedCa,
     timeoutMs: 10_000,
+    connections,
   })
 
 describe('webhook receiver certificates', () => {
@@ -95,6 +100,25 @@ describe('webhook receiver certificates', () => {
     // Trusted, but issued for receiver.example, not 127.0.0.1.
     expect(await send(misnamed.url, forOtherName.cert)).toMatchObject({ errorCode: 'TLS_ERROR' })
     expect(misnamed.requests).toBe(0)
+  })
+
+  it('[WHN-024] reuses a verified kept-alive connection only under the same trusted certificates', async () => {
+    const connections = new WebhookConnections()
+    try {
+      for (let i = 0; i < 3; i++) {
+        expect(await send(receiver.url, forLoopback.cert, connections)).toMatchObject({ ok: true })
+      }
+      expect(receiver.requests).toBe(3)
+      expect(receiver.connections).toBe(1)
+      // A verified connection to this receiver is idle in the pool, but a send that does not trust its
+      // certificate is not handed it: it connects anew and the check fails.
+      expect(await send(receiver.url, undefined, connections)).toMatchObject({
+        errorCode: 'TLS_ERROR',
+      })
+      expect(receiver.requests).toBe(3)
+    } finally {
+      connections.destroy()
+    }
   })
 
   it('[WHN-024][WHN-021] records the failed attempt as TLS_ERROR and keeps the delivery for its retry', async () => {
