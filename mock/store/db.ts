@@ -20,8 +20,9 @@ export interface Db {
   /** A cached prepared statement: the same SQL text is compiled once per connection. */
   stmt(sql: string): Statement
   /**
-   * A read whose rows are kept in memory and served again until a table the SQL reads (every name after FROM
-   * or JOIN) is written through this connection. Rows are frozen: callers map them to records, never edit them.
+   * A read whose rows are kept in memory (from its second read with nothing written between) and served
+   * again until a table the SQL reads (every name after FROM or JOIN) is written through this connection.
+   * Rows are frozen: callers map them to records, never edit them.
    */
   cached(sql: string): CachedRead
   /** Runs fn in one transaction (a savepoint when nested) and returns its result; throws roll back. */
@@ -225,7 +226,7 @@ class WriteGenerations {
 }
 
 /** At most this many parameter lists are kept per cached SQL (then the cache of that SQL starts over). */
-const CACHED_PARAMS = 512
+const CACHED_PARAMS = 256
 
 /** The tables a SELECT reads: every name after FROM or JOIN (subqueries included). */
 export function tablesRead(sql: string): string[] {
@@ -244,14 +245,25 @@ function readCache(db: Db, sql: string, writes: WriteGenerations): CachedRead {
     mappedAll?: { map: (row: never) => object; records: object[] }
   }
   const kept = new Map<string, Entry>()
-  /** The kept entry of these parameters, read now if it is stale; undefined inside a transaction. */
+  /** Reads seen once (their key and version): a read is kept only when it comes again unchanged. */
+  const seen = new Map<string, number>()
+  /**
+   * The kept entry of these parameters (read now if it is stale), or undefined for a plain read: inside a
+   * transaction (a rollback could undo the rows), or the first read of these parameters at this version (a
+   * read made once, as most reads of work being created are, is not worth keeping; a polled one is).
+   */
   const entry = (params: Param[]): Entry | undefined => {
     const key = params.length === 1 ? String(params[0]) : params.join('\u0000')
     const version = writes.version(tables)
     const hit = kept.get(key)
     if (hit && hit.version === version) return hit
-    // Inside a transaction the rows may be undone by a rollback: read as a plain statement, not kept.
     if (db.raw.inTransaction) return undefined
+    if (seen.get(key) !== version) {
+      if (seen.size >= CACHED_PARAMS) seen.clear()
+      seen.set(key, version)
+      return undefined
+    }
+    seen.delete(key)
     const rows = db.stmt(sql).all(...params) as object[]
     for (const r of rows) Object.freeze(r)
     const made: Entry = { version, rows: Object.freeze(rows) }

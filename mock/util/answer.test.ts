@@ -75,7 +75,7 @@ async function statementsOf(path: string): Promise<string[]> {
   return seen
 }
 
-it('reads a key and its Project in one statement; a Turn read runs 4 statements, the same read again none, then a Deployment list 1 (the key is kept) and again none', async () => {
+it('reads a key and its Project in one statement; a Turn read runs 4 statements, the same read twice more: 4 then none (kept from its second read), then a Deployment list 1 (the key is kept), 1 and none', async () => {
   const created = await mock.app.request(`/v1/deployments/${D}/sessions`, {
     method: 'POST',
     headers: { ...H, 'Idempotency-Key': 'k' },
@@ -87,10 +87,12 @@ it('reads a key and its Project in one statement; a Turn read runs 4 statements,
   expect(turn.filter((s) => /\bFROM api_keys\b/.test(s))).toHaveLength(1)
   expect(turn.filter((s) => /\bFROM projects\b/.test(s))).toHaveLength(0)
   expect(turn).toHaveLength(4)
-  // Nothing was written since: the key, the Session, the Turn and its outputs are served from memory.
+  // Nothing was written since: the second read keeps the key, the Session, the Turn and its outputs, and
+  // the third is served from memory.
+  expect(await statementsOf(status_url)).toHaveLength(4)
   expect(await statementsOf(status_url)).toEqual([])
-  expect(await statementsOf('/v1/deployments')).toEqual([
-    'SELECT * FROM deployments WHERE project_id = ? ORDER BY position',
-  ])
+  const list = ['SELECT * FROM deployments WHERE project_id = ? ORDER BY position']
+  expect(await statementsOf('/v1/deployments')).toEqual(list)
+  expect(await statementsOf('/v1/deployments')).toEqual(list)
   expect(await statementsOf('/v1/deployments')).toEqual([])
 })
