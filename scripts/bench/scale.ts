@@ -32,6 +32,10 @@ export async function fillSessions(
     // Drain the waiting queue (2 run at a time, about 5 virtual seconds each) before it reaches its cap.
     if (opts.drainEvery && i % opts.drainEvery === opts.drainEvery - 1)
       await mock.clock.advance(opts.drainSeconds ?? opts.drainEvery * 3)
+    // In process, every request of this loop runs in one task: V8 keeps each Request's weakly held abort
+    // signal alive until the task ends, so the whole fill would be held. Over HTTP every request is a task
+    // of its own; a turn of the event loop every 100 requests does the same here.
+    if (i % 100 === 99) await new Promise((resolve) => setImmediate(resolve))
   }
   return { accepted, refused }
 }
