@@ -7,8 +7,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { appendEvent } from '../events/log.js'
 import { createMock, type Mock } from '../index.js'
+import { appendTurnOutcome, managedProject } from '../events/test-events.js'
 import { WebhookConnections } from './connections.js'
 import { MAX_ATTEMPTS } from './delivery.js'
 
@@ -57,36 +57,10 @@ async function deliverThrough(behaviour: Behaviour, n = 1) {
   open.push(receiver)
   const mock = await createMock({ allowInsecureWebhooks: true })
   open.push(mock)
-  const project = mock.fixtures().projects.find((p) => p.approved)!
-  const manage = (method: string, path: string, body?: unknown) =>
-    mock.app.request(`/api/runtime/projects/${project.id}${path}`, {
-      method,
-      headers: {
-        Authorization: `Bearer ${project.owner_token}`,
-        'Content-Type': 'application/json',
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })
+  const { project, manage } = managedProject(mock)
   expect((await manage('POST', '/webhooks', { url: receiver.url })).status).toBe(201)
   for (let i = 0; i < n; i++) {
-    mock.deps.db.tx(() =>
-      appendEvent(mock.deps, {
-        aggregate_kind: 'SESSION',
-        aggregate_id: '11111111-1111-4111-8111-111111111111',
-        project_id: project.id,
-        session_id: '11111111-1111-4111-8111-111111111111',
-        turn_id: '22222222-2222-4222-8222-222222222222',
-        type: 'turn.failed',
-        status: 'FAILED',
-        data: {
-          kind: 'OUTCOME',
-          status: 'FAILED',
-          error: null,
-          item_ids: [],
-          usage: { status: 'FINAL', total_su: 0 },
-        },
-      }),
-    )
+    appendTurnOutcome(mock, project.id, 'FAILED')
   }
   // Past the last retry (24 h after the first attempt) and its outcome.
   await mock.clock.advance(25 * 3600)

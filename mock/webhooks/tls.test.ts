@@ -8,8 +8,8 @@ import { createServer, type Server } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { generate } from 'selfsigned'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { appendEvent } from '../events/log.js'
 import { createMock, type Mock } from '../index.js'
+import { appendTurnOutcome, managedProject } from '../events/test-events.js'
 import { WebhookConnections } from './connections.js'
 import { sendNotification } from './sender.js'
 
@@ -125,36 +125,10 @@ describe('webhook receiver certificates', () => {
     for (const webhookCa of [undefined, forLoopback.cert]) {
       const mock = await createMock({ allowInsecureWebhooks: true, webhookCa })
       open.push(mock)
-      const project = mock.fixtures().projects.find((p) => p.approved)!
-      const manage = (method: string, path: string, body?: unknown) =>
-        mock.app.request(`/api/runtime/projects/${project.id}${path}`, {
-          method,
-          headers: {
-            Authorization: `Bearer ${project.owner_token}`,
-            'Content-Type': 'application/json',
-          },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        })
+      const { project, manage } = managedProject(mock)
       const registered = await manage('POST', '/webhooks', { url: receiver.url })
       expect(registered.status, await registered.clone().text()).toBe(201)
-      mock.deps.db.tx(() =>
-        appendEvent(mock.deps, {
-          aggregate_kind: 'SESSION',
-          aggregate_id: '11111111-1111-4111-8111-111111111111',
-          project_id: project.id,
-          session_id: '11111111-1111-4111-8111-111111111111',
-          turn_id: '22222222-2222-4222-8222-222222222222',
-          type: 'turn.completed',
-          status: 'SUCCEEDED',
-          data: {
-            kind: 'OUTCOME',
-            status: 'SUCCEEDED',
-            error: null,
-            item_ids: [],
-            usage: { status: 'FINAL', total_su: 0 },
-          },
-        }),
-      )
+      appendTurnOutcome(mock, project.id, 'SUCCEEDED')
       await mock.clock.advance(1)
       await mock.webhooks.idle()
       const list = (await (await manage('GET', '/webhook-deliveries')).json()) as {
