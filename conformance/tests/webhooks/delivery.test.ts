@@ -5,16 +5,7 @@
  * allowInsecureWebhooks (a receiver on 127.0.0.1 is not a public HTTPS address), so mock only.
  */
 import { randomUUID } from 'node:crypto'
-import {
-  afterAll,
-  afterEach,
-  beforeAll,
-  beforeEach,
-  describe,
-  expect,
-  it,
-  type TestContext,
-} from 'vitest'
+import { afterEach, describe, expect, it, type TestContext } from 'vitest'
 import type { ApiResponse } from '../../support/client.js'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
@@ -27,21 +18,12 @@ import {
   documentVerifies,
   signatureTime,
   SIGNATURE_SHAPE,
-  TestReceiver,
+  useTestReceiver,
   type Delivery,
 } from './receiver.js'
 
 const target = useTarget({ allowInsecureWebhooks: true })
-const receiver = new TestReceiver()
-beforeAll(async () => {
-  await receiver.start()
-})
-afterAll(async () => {
-  await receiver.close()
-})
-beforeEach(() => {
-  receiver.reset()
-})
+const receiver = useTestReceiver()
 afterEach(() => {
   receiver.reset()
 })

@@ -4,25 +4,16 @@
  * allowInsecureWebhooks (the receiver is on 127.0.0.1) and a scripted execution that calls tools: mock only.
  */
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { req } from '../../support/req.js'
 import { startRun } from '../../support/runs.js'
 import { createSession, type SessionReceipt } from '../../support/session-create.js'
 import { mockOnly, role } from '../../support/skip.js'
 import { useTarget } from '../../support/use-target.js'
-import { TestReceiver } from './receiver.js'
+import { useTestReceiver } from './receiver.js'
 
 const target = useTarget({ allowInsecureWebhooks: true })
-const receiver = new TestReceiver()
-beforeAll(async () => {
-  await receiver.start()
-})
-afterAll(async () => {
-  await receiver.close()
-})
-beforeEach(() => {
-  receiver.reset()
-})
+const receiver = useTestReceiver()
 
 /** The fields of the document's notification table. */
 const NOTIFICATION_FIELDS = [

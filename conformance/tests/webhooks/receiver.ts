@@ -6,6 +6,7 @@
 import { webcrypto } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, beforeEach } from 'vitest'
 
 export type Delivery = {
   method: string
@@ -125,4 +126,19 @@ export async function documentVerifies(
   const t = tPart.slice(2)
   if (Math.abs(nowS - Number(t)) > 300) return false
   return (await documentSignature(secret, t, d.raw)) === vPart.slice(3)
+}
+
+/** A receiver for the whole test file: started before its tests, emptied before each, closed after all. */
+export function useTestReceiver(): TestReceiver {
+  const receiver = new TestReceiver()
+  beforeAll(async () => {
+    await receiver.start()
+  })
+  afterAll(async () => {
+    await receiver.close()
+  })
+  beforeEach(() => {
+    receiver.reset()
+  })
+  return receiver
 }
