@@ -3,10 +3,12 @@
  * (POST /_mock/projects/{id}/interactive-actions) and change review content (POST
  * /_mock/runs/{id}/actions/{action_id}/change-content), and the Run action paths with fresh Idempotency-Keys.
  */
-import { expect } from 'vitest'
+import { expect, type TestContext } from 'vitest'
 import type { ApiResponse } from './client.js'
 import { retryRateLimited as paced } from './pace.js'
+import { readRun, startRun, type RunView } from './runs.js'
 import { newIdempotencyKey } from './session-create.js'
+import { mockOnly, role } from './skip.js'
 import type { Target } from './target.js'
 
 /** A required_actions element (the mock's assumed shape; the document does not show it). */
@@ -98,3 +100,26 @@ export const approval = (decision: string, content_hash: string) => ({
   content_hash,
   actor: { subject: 'employee-4711' },
 })
+
+/** A Run as its detail shows it, with its required actions. */
+export type RunWithActions = RunView & { required_actions?: RequiredActionView[] }
+
+/**
+ * Mock only: the facility switched on (unless `enabled` is false), `scenario` queued for the available
+ * workflow, a Run started and advanced 2 seconds, to its first action; the Run as it then reads.
+ */
+export async function runAtAction(
+  ctx: TestContext,
+  target: Target,
+  scenario: string,
+  enabled = true,
+) {
+  const control = mockOnly(ctx, target, 'switches the facility on and moves virtual time')
+  const wf = role(ctx, target.world.workflows.available, 'available workflow')
+  if (enabled) await setInteractiveActions(target, target.world.projectId, true)
+  await control.queueScenario(wf, scenario)
+  const { run_id } = await startRun(target, wf)
+  await control.advance(2)
+  const run = (await readRun(target, run_id)).run as RunWithActions
+  return { control, run_id, run }
+}

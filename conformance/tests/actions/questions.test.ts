@@ -7,15 +7,15 @@
 import { describe, expect, it, type TestContext } from 'vitest'
 import {
   resolveRunAction,
+  runAtAction,
   setInteractiveActions,
   setKeyScopes,
-  type RequiredActionView,
 } from '../../support/actions.js'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
-import { readRun, startRun, type RunView } from '../../support/runs.js'
+import { readRun } from '../../support/runs.js'
 import { newIdempotencyKey } from '../../support/session-create.js'
-import { assumedRule, mockOnly, role } from '../../support/skip.js'
+import { assumedRule, mockOnly } from '../../support/skip.js'
 import { expectDocumentedFields } from '../../support/unknown-fields.js'
 import { useTarget } from '../../support/use-target.js'
 import { newSession, readTurn } from '../events/flow.js'
@@ -31,15 +31,7 @@ const answers = {
 
 /** Facility on, `needs-answer` queued for the workflow, a Run advanced to its question. */
 async function askingRun(ctx: TestContext) {
-  const control = mockOnly(ctx, target, 'switches the facility on and moves virtual time')
-  const wf = role(ctx, target.world.workflows.available, 'available workflow')
-  await setInteractiveActions(target, target.world.projectId, true)
-  await control.queueScenario(wf, 'needs-answer')
-  const { run_id } = await startRun(target, wf)
-  await control.advance(2)
-  const run = (await readRun(target, run_id)).run as RunView & {
-    required_actions?: RequiredActionView[]
-  }
+  const { control, run_id, run } = await runAtAction(ctx, target, 'needs-answer')
   expect(run.status).toBe('REQUIRES_ACTION')
   return { control, run_id, action: run.required_actions![0]! }
 }

@@ -9,16 +9,14 @@ import { makeArtifact } from '../../support/artifacts.js'
 import type { ApiResponse } from '../../support/client.js'
 import {
   readAction,
-  setInteractiveActions,
+  runAtAction,
   setKeyScopes,
   type ApprovalContentView,
-  type RequiredActionView,
 } from '../../support/actions.js'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
-import { readRun, startRun, type RunView } from '../../support/runs.js'
 import { probesClientRule } from '../../support/probes.js'
-import { mockOnly, role } from '../../support/skip.js'
+import { role } from '../../support/skip.js'
 import { sha256Hex } from '../../support/uploads.js'
 import { useTarget } from '../../support/use-target.js'
 
@@ -26,15 +24,7 @@ const target = useTarget()
 
 /** A Run held at its stage hold and the review file its approval lists. */
 async function reviewFile(ctx: TestContext) {
-  const control = mockOnly(ctx, target, 'switches the facility on and moves virtual time')
-  const wf = role(ctx, target.world.workflows.available, 'available workflow')
-  await setInteractiveActions(target, target.world.projectId, true)
-  await control.queueScenario(wf, 'needs-approval')
-  const { run_id } = await startRun(target, wf)
-  await control.advance(2)
-  const run = (await readRun(target, run_id)).run as RunView & {
-    required_actions?: RequiredActionView[]
-  }
+  const { control, run_id, run } = await runAtAction(ctx, target, 'needs-approval')
   const action = run.required_actions?.[0]
   expect(action, JSON.stringify(run)).toBeDefined()
   const res = await readAction(target, run_id, action!.id)

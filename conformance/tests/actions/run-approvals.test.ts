@@ -9,10 +9,11 @@ import {
   changeContent,
   readAction,
   resolveRunAction,
+  runAtAction,
   setInteractiveActions,
   setKeyScopes,
   type ApprovalContentView,
-  type RequiredActionView,
+  type RunWithActions,
 } from '../../support/actions.js'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
@@ -23,7 +24,6 @@ import {
   readRun,
   startRun,
   validRunBody,
-  type RunView,
 } from '../../support/runs.js'
 import { newIdempotencyKey } from '../../support/session-create.js'
 import { mockOnly, role } from '../../support/skip.js'
@@ -33,19 +33,9 @@ import { closeAllStreams, openRaw } from '../events/sse-support.js'
 const target = useTarget()
 afterEach(() => closeAllStreams())
 
-type RunWithActions = RunView & { required_actions?: RequiredActionView[] }
-
 /** Facility on, `needs-approval` queued, a Run started and advanced to its stage hold. */
-async function heldRun(ctx: TestContext, enabled = true) {
-  const control = mockOnly(ctx, target, 'switches the facility on and moves virtual time')
-  const wf = role(ctx, target.world.workflows.available, 'available workflow')
-  if (enabled) await setInteractiveActions(target, target.world.projectId, true)
-  await control.queueScenario(wf, 'needs-approval')
-  const { run_id } = await startRun(target, wf)
-  await control.advance(2)
-  const run = (await readRun(target, run_id)).run as RunWithActions
-  return { control, run_id, run }
-}
+const heldRun = (ctx: TestContext, enabled = true) =>
+  runAtAction(ctx, target, 'needs-approval', enabled)
 
 /** The pending action of a held Run and its review content. */
 async function pendingApproval(runId: string) {
