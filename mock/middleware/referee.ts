@@ -12,7 +12,7 @@ import type { Env } from '../deps.js'
 import { canonicalJson } from '../domain/idempotency.js'
 import type { Observation } from '../referee/rules.js'
 import { bearerToken } from './api-key.js'
-import { MAX_JSON_BYTES } from './request-body.js'
+import { framedByNode, MAX_JSON_BYTES } from './request-body.js'
 
 const POLL = /^\/v1\/(?:sessions\/[^/]+\/turns\/[^/]+|runs\/[^/]+)$/
 const STREAM = /^\/v1\/(sessions|runs)\/([^/]+)\/events$/
@@ -53,9 +53,8 @@ async function bodyDigest(c: Context<Env>): Promise<string | undefined> {
  * comes without Content-Length: it is read.)
  */
 function bodyless(c: Context<Env>): boolean {
-  const overHttp = (c.env as { incoming?: unknown } | undefined)?.incoming !== undefined
   return (
-    overHttp &&
+    framedByNode(c) &&
     Object.keys(c.req.bodyCache).length === 0 &&
     c.req.header('Content-Length') === undefined &&
     c.req.header('Transfer-Encoding') === undefined

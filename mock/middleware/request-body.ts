@@ -33,13 +33,16 @@ const refuseCompressed = (encoding: string | undefined) => {
  * request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 6.3). Chunked bodies and
  * in-process requests (app.request, fetch) go through Hono's bodyLimit, which counts while it reads.
  */
+/** Whether Node framed the request (served over HTTP by mock/server.ts, which gives the app c.env.incoming). */
+export const framedByNode = (c: Context<Env>): boolean =>
+  (c.env as { incoming?: unknown } | undefined)?.incoming !== undefined
+
 function limitBody(maxSize: number, onError: (c: Context<Env>) => never): Guard {
   const counted = bodyLimit({ maxSize, onError })
   // Hono's bodyLimit reads (and counts) the whole body before it calls next: nothing is left for next to do.
   const read = async () => undefined
   return function limitBody(c) {
-    const overHttp = (c.env as { incoming?: unknown } | undefined)?.incoming !== undefined
-    if (!overHttp || c.req.header('Transfer-Encoding') !== undefined)
+    if (!framedByNode(c) || c.req.header('Transfer-Encoding') !== undefined)
       return counted(c, read) as Promise<void>
     const length = c.req.header('Content-Length')
     if (length !== undefined && parseInt(length, 10) > maxSize) onError(c)
