@@ -13,7 +13,7 @@ export function columnsExcept(row: object, except: ReadonlySet<string>): Record<
 }
 
 /** Freezes a value and everything it holds (parsed JSON: plain objects and arrays); returns it. */
-export function deepFreeze<T>(value: T): T {
+function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value)
     for (const v of Object.values(value)) deepFreeze(v)
