@@ -1,9 +1,11 @@
 /**
- * createApp(deps): the middleware order (frame: deps, request id and the fixed headers; log; journal), the
- * /_mock control routes, the /v1 and /api/runtime mounting points, and the error policy: onError renders every error through
- * errorResponse; an unknown path is HTTP_ERROR 404, a known path with another method HTTP_ERROR 405.
+ * createApp(deps): the /_mock control routes behind their middleware (frame: deps, request id and the fixed
+ * headers; log; control token), the /v1 and /api/runtime operations each served through the service edge
+ * (middleware/edge.ts: frame, log, journal, referee, forward-compatibility fields, fault rules), and the error
+ * policy: every error is rendered through errorResponse; an unknown path is HTTP_ERROR 404, a known path with
+ * another method HTTP_ERROR 405.
  */
-import { Hono } from 'hono'
+import { Hono, type Context } from 'hono'
 import { TrieRouter } from 'hono/router/trie-router'
 import type { Deps, Env } from './deps.js'
 import { ApiError, ConnectionDropped, errorResponse } from './errors.js'
@@ -11,18 +13,15 @@ import { carriesGatedKey } from './middleware/api-key.js'
 import { controlToken } from './middleware/control-token.js'
 import { noteControlWrites } from './inspector/change-sources.js'
 import { inspectorPageRoutes, inspectorRoutes } from './inspector/routes.js'
-import { faults } from './middleware/faults.js'
-import { forwardCompat } from './middleware/forward-compat.js'
-import { journal } from './middleware/journal.js'
 import { logger } from './middleware/logger.js'
 import { frame } from './middleware/frame.js'
+import { serviceEdge, type Edge } from './middleware/edge.js'
 import { answerHeader } from './util/answer.js'
 import { controlRoutes } from './routes/control.js'
 import { controlAccessRoutes } from './routes/control-access.js'
 import { controlActionRoutes } from './routes/control-actions.js'
 import { controlRunRoutes } from './routes/control-runs.js'
 import { controlRefereeRoutes } from './routes/control-referee.js'
-import { refereeObserver } from './middleware/referee.js'
 import { controlFaultRoutes } from './routes/control-faults.js'
 import { artifactRoutes } from './routes/artifacts.js'
 import { deploymentRoutes } from './routes/deployments.js'
@@ -52,20 +51,32 @@ const V1_FAMILIES = [
 /** The management API under /api/runtime (owner login token, never an API key). */
 const MANAGEMENT_FAMILIES = [webhookRoutes] as const
 
-/** A fresh sub-app with the families' routes. */
-function mount(families: readonly ((app: Hono<Env>) => void)[]): Hono<Env> {
-  const app = new Hono<Env>()
-  for (const register of families) register(app)
-  return app
+/**
+ * Registers the families' routes on `app` under `prefix`, each served through the service edge: an interface
+ * request matches exactly its operation's handler (no Hono middleware), which Hono calls directly.
+ */
+function mount(
+  app: Hono<Env>,
+  prefix: string,
+  families: readonly ((app: Hono<Env>) => void)[],
+  edge: Edge,
+): void {
+  const sub = new Hono<Env>()
+  for (const register of families) register(sub)
+  for (const r of sub.routes) {
+    const handler = r.handler as (c: Context<Env>) => Response | Promise<Response>
+    app.on(r.method, `${prefix}${r.path}`, (c) => edge(c, () => handler(c)))
+  }
 }
 
 export function createApp(deps: Deps): Hono<Env> {
   const app = new Hono<Env>()
+  const edge = serviceEdge(deps)
 
-  app.use('*', frame(deps))
+  // The control API (/_mock) is framed as Hono middleware; every other request by the service edge.
+  app.use('/_mock/*', frame(deps))
   // --quiet (and tests): no request line is built, so the logger is not mounted at all.
-  if (deps.log.requestLines !== false) app.use('*', logger())
-  app.use('*', journal())
+  if (deps.log.requestLines !== false) app.use('/_mock/*', logger())
 
   // The inspector's page holds no data: served before the control token (its state and stream are not).
   app.route('/_mock', inspectorPageRoutes())
@@ -77,16 +88,11 @@ export function createApp(deps: Deps): Hono<Env> {
   app.route('/_mock', controlActionRoutes())
   app.route('/_mock', controlRunRoutes())
   app.route('/_mock', controlRefereeRoutes())
-  // The client referee watches /v1 from outside everything else that answers there (fault rules included).
-  app.use('/v1/*', refereeObserver())
   app.route('/_mock', controlFaultRoutes())
-  // Forward-compatibility fields and fault rules apply to the interface's paths only, never to /_mock.
-  for (const path of ['/v1/*', '/api/runtime/*']) {
-    app.use(path, forwardCompat())
-    app.use(path, faults())
-  }
-  app.route('/v1', mount(V1_FAMILIES))
-  app.route('/api/runtime', mount(MANAGEMENT_FAMILIES))
+  // The journal, the client referee, forward-compatibility fields and fault rules (middleware/edge.ts) apply
+  // to the interface's paths only, never to /_mock.
+  mount(app, '/v1', V1_FAMILIES, edge)
+  mount(app, '/api/runtime', MANAGEMENT_FAMILIES, edge)
 
   app.onError((err, c) => {
     // A fault rule's dropped connection leaves the app unanswered (mock/server.ts closes the socket).
@@ -96,7 +102,14 @@ export function createApp(deps: Deps): Hono<Env> {
 
   // Routes are fixed once createApp returns; the method index is built on the first unmatched request.
   let methodsOf: ((path: string) => string[]) | undefined
-  app.notFound((c) => {
+  // A /_mock path no control route has was framed by the middleware; any other goes through the edge.
+  app.notFound((c) =>
+    c.req.path === '/_mock' || c.req.path.startsWith('/_mock/')
+      ? unmatched(c)
+      : edge(c, () => unmatched(c)),
+  )
+  /** 404 or 405 HTTP_ERROR (or SVC-006's 404 NOT_FOUND) of a request no route has. */
+  function unmatched(c: Context<Env>): Response {
     // SVC-006: a key of a Project not approved for the beta sees 404 NOT_FOUND on every /v1 path.
     if (c.req.path.startsWith('/v1/') && carriesGatedKey(c))
       return errorResponse(c, new ApiError('NOT_FOUND'))
@@ -114,7 +127,7 @@ export function createApp(deps: Deps): Hono<Env> {
       )
     }
     return errorResponse(c, new ApiError('HTTP_ERROR', { status: 404, message: 'no such path' }))
-  })
+  }
 
   return app
 }

@@ -64,13 +64,18 @@ export const hasDotSegment = (target: string): boolean => DOT_SEGMENT.test(targe
 /** An HTTP server for the mock (not listening yet). */
 export function createServer(mock: Servable): Server {
   const serveApp = getRequestListener(
-    async (request: Request, env: { incoming: { socket: Socket | null } }) => {
-      try {
-        return await mock.fetch(request, { incoming: env.incoming })
-      } catch (error) {
+    // An answer ready at once is handed back as it is (not in a promise): the adapter writes it directly.
+    (request: Request, env: { incoming: { socket: Socket | null } }) => {
+      const drop = (error: unknown): never => {
         // A fault rule's drop (mock/faults/rules.ts): the connection closes with no answer at all.
         if (error instanceof ConnectionDropped) env.incoming.socket?.destroy()
         throw error
+      }
+      try {
+        const answer = mock.fetch(request, { incoming: env.incoming })
+        return answer instanceof Promise ? answer.catch(drop) : answer
+      } catch (error) {
+        return drop(error)
       }
     },
     {

@@ -117,6 +117,11 @@ export class Clock {
     return new Date(this.wall()).toISOString()
   }
 
+  /** The wall clock's time in ms (the request journal's wall_at, formatted when listed; never virtual time). */
+  wallMs(): number {
+    return this.wall()
+  }
+
   /** Switches mode; `now` is the same just before and just after. */
   setMode(mode: ClockMode): void {
     if (mode === this.state.mode) return

@@ -17,15 +17,20 @@ export const DEFAULT_LIST_ITEMS = 50
  */
 export function fittingCount(
   items: readonly unknown[],
-  overheadBytes: number,
+  /** The overhead, or how to measure it: measured only when a second item is weighed. */
+  overheadBytes: number | (() => number),
   /** The item's listItemBytes when already known. */
   knownBytes?: (item: unknown, index: number) => number | undefined,
 ): number {
-  let bytes = overheadBytes
+  let bytes = 0
+  let overhead: number | undefined
   let n = 0
   for (const [i, item] of items.entries()) {
     const size = knownBytes?.(item, i) ?? listItemBytes(JSON.stringify(item))
-    if (n > 0 && bytes + size > MAX_LIST_BYTES) break
+    if (n > 0) {
+      overhead ??= typeof overheadBytes === 'number' ? overheadBytes : overheadBytes()
+      if (overhead + bytes + size > MAX_LIST_BYTES) break
+    }
     bytes += size
     n++
   }

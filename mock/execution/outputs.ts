@@ -532,7 +532,8 @@ export function outputsPage(
   executionId: string,
   afterPosition: number,
   limit: number,
-  overheadBytes: number,
+  /** The page's bytes without its items, or how to measure them (fittingCount measures only if needed). */
+  overheadBytes: number | (() => number),
 ): { items: OutputItem[]; last: number; more: boolean } {
   const rows = listOutputRows(deps.db, executionId, afterPosition, limit + 1)
   const candidates = presentOutputs(

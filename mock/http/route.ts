@@ -101,20 +101,31 @@ export function route<O extends OperationId>(
   const run = handler as unknown as AnyHandler
   const mount = op.path.startsWith('/v1/') ? '/v1' : '/api/runtime'
   const guards = pipeline(op)
-  // One handler per operation: its guards are plain calls, awaited only when one must wait (a body).
-  const serve: Handler<Env> = async function serve(c) {
-    c.set('op', op)
-    for (const guard of guards) {
-      const waiting = guard(c)
-      if (waiting) await waiting
-    }
-    if (opts.prepare) {
-      const prepared = await opts.prepare(c, requestOf<O>(c, op))
-      c.set('input', { ...c.var.input!, ...prepared })
-    }
+  // One handler per operation: its guards are plain calls, awaited only when one must wait (a body), and an
+  // answer ready without waiting (a read, a replay) is returned as it is, not in a promise.
+  const answerOf = (c: Context<Env>, reply: AnyReply | StoredReply | Response): Response =>
+    reply instanceof Response ? reply : render(c, reply)
+  const respond = (c: Context<Env>): Response | Promise<Response> => {
     const keyed = op.idempotent || (op.idempotencyOptional && c.var.input?.idempotencyKey)
-    const reply = keyed ? idempotent(c, op, run) : await run(c, requestOf(c, op))
-    return reply instanceof Response ? reply : render(c, reply)
+    if (keyed) return answerOf(c, idempotent(c, op, run))
+    const reply = run(c, requestOf(c, op))
+    return reply instanceof Promise ? reply.then((r) => answerOf(c, r)) : answerOf(c, reply)
+  }
+  const prepared = async (c: Context<Env>): Promise<Response> => {
+    const extra = await opts.prepare!(c, requestOf<O>(c, op))
+    c.set('input', { ...c.var.input!, ...extra })
+    return respond(c)
+  }
+  const guarded = (c: Context<Env>, from: number): Response | Promise<Response> => {
+    for (let i = from; i < guards.length; i++) {
+      const waiting = guards[i]!(c)
+      if (waiting) return waiting.then(() => guarded(c, i + 1))
+    }
+    return opts.prepare ? prepared(c) : respond(c)
+  }
+  const serve: Handler<Env> = function serve(c) {
+    c.set('op', op)
+    return guarded(c, 0)
   }
   app.on([op.method], [op.honoPath.slice(mount.length)], serve)
 }

@@ -44,15 +44,18 @@ export function noteEvent(deps: Deps, event: EventRecord): void {
 export function connectChangeSources(deps: Deps): void {
   const { changes } = deps
   deps.clock.onChange(() => changes.clockChanged())
-  deps.journal.onRecord = (entry) =>
-    changes.note('request', () => ({
-      method: entry.method,
-      path: entry.path,
-      operation: entry.operation,
-      status: entry.status,
-      request_id: entry.request_id,
-      at: entry.at,
-    }))
+  deps.journal.onRecord = (seq) =>
+    changes.note('request', () => {
+      const entry = deps.journal.entry(seq)!
+      return {
+        method: entry.method,
+        path: entry.path,
+        operation: entry.operation,
+        status: entry.status,
+        request_id: entry.request_id,
+        at: entry.at,
+      }
+    })
   deps.deliveries.onSettled = (deliveryId) =>
     changes.note('webhook', () => {
       const d = deps.db.raw.open ? getDelivery(deps.db, deliveryId) : undefined

@@ -2,15 +2,16 @@
  * Observes every /v1 request that carries a bearer key for the client referee (mock/referee): what was sent
  * (method, path, Idempotency-Key, a digest of query and body), when on the virtual clock, and what the client
  * got: the status, the envelope's retryable and Retry-After, or no answer at all when a fault rule dropped
- * the connection. Mounted outside the fault rules so that it sees their answers and drops. Hot path: a
- * request of a key with nothing on record costs a few regex tests and map reads; digests are made only
- * when a rule needs them (keyed requests, errors, resends of an answered error).
+ * the connection. The service edge (middleware/edge.ts) calls it outside the fault rules, so that it sees
+ * their answers and drops. Hot path: a request of a key with nothing on record costs a few regex tests and
+ * map reads, and no promise; digests are made only when a rule needs them (keyed requests, errors, resends
+ * of an answered error).
  */
 import { createHash } from 'node:crypto'
-import type { Context, MiddlewareHandler } from 'hono'
+import type { Context } from 'hono'
 import type { Env } from '../deps.js'
 import { canonicalJson } from '../domain/idempotency.js'
-import type { Observation } from '../referee/rules.js'
+import type { Delivery, Observation } from '../referee/rules.js'
 import { bearerToken } from './api-key.js'
 import { framedByNode, MAX_JSON_BYTES } from './request-body.js'
 
@@ -114,83 +115,111 @@ function retryAfterMs(res: Response): number | undefined {
   return Number(value.trim()) * 1000
 }
 
-export function refereeObserver(): MiddlewareHandler<Env> {
-  return async function referee(c, next) {
-    const key = bearerToken(c.req.header('Authorization'))
-    if (key === undefined) return next()
-    const { clock, referee: ref, deliveries } = c.var.deps
-    const method = c.req.method
-    const path = c.req.path
-    const atMs = clock.nowMs()
-    const stream = method === 'GET' ? STREAM.exec(path) : null
-    const lastDelivered = stream ? ref.lastDelivered(key, stream[2]!) : undefined
-    // WHN-020: the Projects with a webhook notification in flight while this create arrives.
-    const busy = method === 'POST' && CREATES_WORK.test(path) ? deliveries.busyGroups() : undefined
-    let answered = true
-    try {
-      await next()
-    } catch (error) {
-      // Only a fault rule's dropped connection escapes the app's error handler: no answer reached the client.
-      answered = false
-      throw error
-    } finally {
-      try {
-        // Only what a rule needs is awaited (a body digest, an error answer's body): a plain success with
-        // nothing on record is judged without waiting.
-        const status = answered ? c.res.status : 0
-        const idempotencyKey = c.req.header('Idempotency-Key')
-        const needDigest =
-          idempotencyKey !== undefined || status >= 400 || ref.constrainsResends(key)
-        const digest = needDigest ? await bodyDigest(c) : undefined
-        const answer = answered ? (knownAnswer(c, c.res) ?? (await answerOf(c.res))) : {}
-        observe(status, idempotencyKey, digest, answer)
-      } catch (error) {
-        // The referee never changes an answer.
-        c.var.deps.log.error('referee observation failed', {
-          request_id: c.var.requestId,
-          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-        })
-      }
-    }
+/** What the referee noted of a request when it arrived (undefined: no bearer key, nothing to judge). */
+export type Watch = {
+  key: string
+  atMs: number
+  stream: RegExpExecArray | null
+  lastDelivered: Delivery | undefined
+  /** WHN-020: the Projects with a webhook notification in flight while this create arrived. */
+  busy: ReadonlySet<string> | undefined
+}
 
-    function observe(
-      status: number,
-      idempotencyKey: string | undefined,
-      digest: string | undefined,
-      { retryable, code }: { retryable?: boolean; code?: string },
-    ) {
-      const res = c.res
-      const cursor = c.req.header('Last-Event-ID') ?? ''
-      const url = c.req.url
-      const search = url.includes('?') ? url.slice(url.indexOf('?')) : ''
-      const projectId = c.var.auth?.projectId
-      const o: Observation = {
-        method,
-        path,
-        requestId: c.var.requestId,
-        atMs,
-        answeredAtMs: clock.nowMs(),
-        identity: () =>
-          digest === undefined
-            ? undefined
-            : sha256(`${method} ${path}${search}\n${idempotencyKey ?? ''}\n${cursor}\n${digest}`),
-        idempotencyKey,
-        content: () => (digest === undefined ? undefined : sha256(`${method} ${path}\n${digest}`)),
-        status,
-        retryable,
-        retryAfterMs: answered ? retryAfterMs(res) : undefined,
-        code,
-        poll: method === 'GET' && POLL.test(path) ? path : undefined,
-        stream: stream
-          ? { aggregate: stream[2]!, cursor: hasCursor(c), lastDelivered: lastDelivered?.ref }
-          : undefined,
-        createdDuringWebhook: busy !== undefined && projectId !== undefined && busy.has(projectId),
-      }
-      ref.observe(key!, o)
-      // A dropped stream answer delivered nothing to the client.
-      if (stream && !answered) ref.undoDeliveries(key!, stream[2]!, lastDelivered)
-    }
+/** Notes a /v1 request as it arrives (the service edge, middleware/edge.ts, calls it before the handler). */
+export function refereeArrival(c: Context<Env>): Watch | undefined {
+  const key = bearerToken(c.req.header('Authorization'))
+  if (key === undefined) return undefined
+  const { clock, referee: ref, deliveries } = c.var.deps
+  const method = c.req.method
+  const path = c.req.path
+  const stream = method === 'GET' ? STREAM.exec(path) : null
+  return {
+    key,
+    atMs: clock.nowMs(),
+    stream,
+    lastDelivered: stream ? ref.lastDelivered(key, stream[2]!) : undefined,
+    busy: method === 'POST' && CREATES_WORK.test(path) ? deliveries.busyGroups() : undefined,
   }
+}
+
+/**
+ * Judges the request once it was answered (c.res), or dropped (`answered` false: a fault rule closed the
+ * connection). Only what a rule needs is awaited (a body digest, an error answer's body): a plain success
+ * with nothing on record is judged at once, without a promise. The referee never changes an answer.
+ */
+export function refereeAnswer(
+  c: Context<Env>,
+  watch: Watch,
+  answered: boolean,
+): void | Promise<void> {
+  const failed = (error: unknown) =>
+    c.var.deps.log.error('referee observation failed', {
+      request_id: c.var.requestId,
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    })
+  try {
+    const status = answered ? c.res.status : 0
+    const idempotencyKey = c.req.header('Idempotency-Key')
+    const needDigest =
+      idempotencyKey !== undefined ||
+      status >= 400 ||
+      c.var.deps.referee.constrainsResends(watch.key)
+    const known = answered ? knownAnswer(c, c.res) : {}
+    if (!needDigest && known)
+      return observe(c, watch, answered, status, idempotencyKey, undefined, known)
+    return (async () => {
+      const digest = needDigest ? await bodyDigest(c) : undefined
+      const answer = known ?? (await answerOf(c.res))
+      observe(c, watch, answered, status, idempotencyKey, digest, answer)
+    })().catch(failed)
+  } catch (error) {
+    failed(error)
+  }
+}
+
+function observe(
+  c: Context<Env>,
+  watch: Watch,
+  answered: boolean,
+  status: number,
+  idempotencyKey: string | undefined,
+  digest: string | undefined,
+  { retryable, code }: { retryable?: boolean; code?: string },
+): void {
+  const { clock, referee: ref } = c.var.deps
+  const { key, stream, busy, lastDelivered } = watch
+  const method = c.req.method
+  const path = c.req.path
+  const res = c.res
+  const cursor = c.req.header('Last-Event-ID') ?? ''
+  const url = c.req.url
+  const search = url.includes('?') ? url.slice(url.indexOf('?')) : ''
+  const projectId = c.var.auth?.projectId
+  const o: Observation = {
+    method,
+    path,
+    requestId: c.var.requestId,
+    atMs: watch.atMs,
+    answeredAtMs: clock.nowMs(),
+    identity: () =>
+      digest === undefined
+        ? undefined
+        : sha256(`${method} ${path}${search}\n${idempotencyKey ?? ''}\n${cursor}\n${digest}`),
+    idempotencyKey,
+    content: () => (digest === undefined ? undefined : sha256(`${method} ${path}\n${digest}`)),
+    status,
+    retryable,
+    retryAfterMs: answered ? retryAfterMs(res) : undefined,
+    code,
+    poll: method === 'GET' && POLL.test(path) ? path : undefined,
+    stream: stream
+      ? { aggregate: stream[2]!, cursor: hasCursor(c), lastDelivered: lastDelivered?.ref }
+      : undefined,
+    createdDuringWebhook: busy !== undefined && projectId !== undefined && busy.has(projectId),
+  }
+  ref.observe(key, o)
+  // A dropped stream answer delivered nothing to the client.
+  if (stream && !answered) ref.undoDeliveries(key, stream[2]!, lastDelivered)
 }
 
 const hasCursor = (c: Context<Env>) =>

@@ -7,7 +7,9 @@ import {
   delivered,
   emptyRecord,
   judge,
+  violationOf,
   type Delivery,
+  type Found,
   type KeyRecord,
   type Observation,
   type Violation,
@@ -22,7 +24,7 @@ export const MAX_VIOLATIONS = 1_000
 export class Referee {
   private readonly records = new Map<string, KeyRecord>()
   /** The violations found, oldest first (the oldest dropped first, and counted). */
-  private readonly found = new BoundedList<Violation>(MAX_VIOLATIONS)
+  private readonly found = new BoundedList<Found>(MAX_VIOLATIONS)
 
   /** Judges one request of a key. */
   observe(key: string, o: Observation): void {
@@ -49,7 +51,7 @@ export class Referee {
       method: 'GET',
       path,
       request_id: stream.requestId,
-      at: new Date(stream.atMs).toISOString(),
+      atMs: stream.atMs,
     })
   }
 
@@ -68,7 +70,7 @@ export class Referee {
 
   /** The findings, oldest first. */
   report(): { violations: Violation[]; dropped: number } {
-    return { violations: [...this.found.list()], dropped: this.found.dropped }
+    return { violations: this.found.list().map(violationOf), dropped: this.found.dropped }
   }
 
   /** Forgets the findings and everything observed. */

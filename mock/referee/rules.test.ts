@@ -6,6 +6,7 @@ import {
   MAX_ENTRIES_PER_KEY,
   POLL_MIN_INTERVAL_MS,
   delivered,
+  violationOf,
   type KeyRecord,
   type Observation,
   type RuleName,
@@ -38,11 +39,17 @@ describe('client referee rules', () => {
   it('[RETRY-001] flags the same request sent again after an answer with retryable false', () => {
     const r = emptyRecord()
     expect(rulesOf(r, obs({ status: 422, retryable: false, code: 'INVALID_INPUT' }))).toEqual([])
-    const v = judge(r, 'k1', obs({ atMs: T0 + 60_000 }))
+    const v = judge(r, 'k1', obs({ atMs: T0 + 60_000 })).map(violationOf)
     expect(v.map((x) => x.rule)).toEqual(['resend-after-non-retryable'])
     expect(v[0]!.requirement_id).toBe('RETRY-001')
     expect(v[0]!.key).toBe('k1')
     expect(v[0]!.requests).toHaveLength(2)
+    // As reported: the times of the two requests, the violation's that of the resend.
+    expect(v[0]!.requests.map((q) => q.at)).toEqual([
+      '2026-01-01T00:00:00.000Z',
+      '2026-01-01T00:01:00.000Z',
+    ])
+    expect(v[0]!.at).toBe('2026-01-01T00:01:00.000Z')
     // Another body is another request: not a resend.
     expect(rulesOf(r, obs({ body: 'fixed' }))).toEqual([])
   })
@@ -128,7 +135,7 @@ describe('client referee rules', () => {
       method: 'GET',
       path: '/v1/runs/r1/events',
       request_id: 'x',
-      at: 'y',
+      atMs: 0,
     })
     expect(rulesOf(r, open(true))).toEqual([])
     expect(rulesOf(r, open(false))).toEqual(['sse-reconnect-without-last-id'])

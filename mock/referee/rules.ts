@@ -55,6 +55,35 @@ export type Violation = {
   at: string
 }
 
+/**
+ * A request as the record keeps it: its virtual time in ms, formatted only when a violation is reported (the
+ * referee sees every request; most are never shown).
+ */
+export type Seen = { method: string; path: string; request_id: string; atMs: number }
+
+/** A violation as the referee keeps it until it is reported. */
+export type Found = { rule: RuleName; key: string; requests: Seen[] }
+
+/** A request as a report shows it. */
+export const shown = (r: Seen): RequestRef => ({
+  method: r.method,
+  path: r.path,
+  request_id: r.request_id,
+  at: new Date(r.atMs).toISOString(),
+})
+
+/** A violation as a report shows it (its time is that of the request that broke the rule, the last one). */
+export function violationOf(f: Found): Violation {
+  const requests = f.requests.map(shown)
+  return {
+    rule: f.rule,
+    requirement_id: RULES[f.rule],
+    key: f.key,
+    requests,
+    at: requests[requests.length - 1]!.at,
+  }
+}
+
 /** One request of one key, and what the client got (or did not get). */
 export type Observation = {
   method: string
@@ -85,24 +114,24 @@ export type Observation = {
   /** A read of a Turn or Run (getTurn, getRun): the resource polled. */
   poll?: string
   /** A stream open: the Session or Run id, whether a cursor was sent, the last delivery of an earlier stream. */
-  stream?: { aggregate: string; cursor: boolean; lastDelivered: RequestRef | undefined }
+  stream?: { aggregate: string; cursor: boolean; lastDelivered: Seen | undefined }
   /** An operation creating work (createSession, addTurn, createRun) while a webhook to the Project was in flight. */
   createdDuringWebhook?: boolean
 }
 
 /** An event written to a stream, and the stream request it was written to. */
-export type Delivery = { eventId: string; ref: RequestRef }
+export type Delivery = { eventId: string; ref: Seen }
 
 /** What the referee remembers of one key (each map bounded by MAX_ENTRIES_PER_KEY). */
 export type KeyRecord = {
   /** Last answer per request identity that constrains a resend. */
-  answers: Map<string, { ref: RequestRef; retryable: boolean; notBeforeMs: number }>
+  answers: Map<string, { ref: Seen; retryable: boolean; notBeforeMs: number }>
   /** Content digest per Idempotency-Key that the server may have acted on, and when it was used. */
-  keys: Map<string, { content: string; ref: RequestRef; atMs: number }>
+  keys: Map<string, { content: string; ref: Seen; atMs: number }>
   /** Unanswered keyed requests by content digest, until a resend with their key is answered. */
-  unanswered: Map<string, { idempotencyKey: string; ref: RequestRef }>
+  unanswered: Map<string, { idempotencyKey: string; ref: Seen }>
   /** Last successful poll per Turn or Run. */
-  polls: Map<string, { atMs: number; ref: RequestRef }>
+  polls: Map<string, Seen>
   /** Last event delivered per Session or Run, and the stream request that delivered it (stream hook). */
   delivered: Map<string, Delivery>
 }
@@ -122,11 +151,11 @@ export function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
   if (map.size > MAX_ENTRIES_PER_KEY) map.delete(map.keys().next().value as K)
 }
 
-export const refOf = (o: Observation): RequestRef => ({
+export const refOf = (o: Observation): Seen => ({
   method: o.method,
   path: o.path,
   request_id: o.requestId,
-  at: new Date(o.atMs).toISOString(),
+  atMs: o.atMs,
 })
 
 const isError = (o: Observation) => o.status >= 400
@@ -137,15 +166,13 @@ const unanswered = (o: Observation) => o.status === 0
  * Judges one observation of a key against what the key did before, updates the record and returns the
  * violations (usually none). Order of rules is the order of the list above.
  */
-export function judge(record: KeyRecord, key: string, o: Observation): Violation[] {
-  const found: Violation[] = []
+export function judge(record: KeyRecord, key: string, o: Observation): Found[] {
+  const found: Found[] = []
   const ref = refOf(o)
-  const violation = (rule: RuleName, earlier: RequestRef[]): Violation => ({
+  const violation = (rule: RuleName, earlier: Seen[]): Found => ({
     rule,
-    requirement_id: RULES[rule],
     key,
     requests: [...earlier, ref],
-    at: ref.at,
   })
 
   // RETRY-001, RETRY-002: a resend of a request whose last answer forbade it (yet).
@@ -198,8 +225,8 @@ export function judge(record: KeyRecord, key: string, o: Observation): Violation
   if (o.poll !== undefined && o.status === 200) {
     const last = record.polls.get(o.poll)
     if (last && o.atMs - last.atMs < POLL_MIN_INTERVAL_MS)
-      found.push(violation('polling-too-often', [last.ref]))
-    remember(record.polls, o.poll, { atMs: o.atMs, ref })
+      found.push(violation('polling-too-often', [last]))
+    remember(record.polls, o.poll, ref)
   }
 
   // SSE-023 (and SSE-018): reconnect with the last id once an event was delivered.
@@ -217,11 +244,6 @@ export function judge(record: KeyRecord, key: string, o: Observation): Violation
 }
 
 /** The stream hook: an event of a Session or Run was written to the stream `ref` of this key. */
-export function delivered(
-  record: KeyRecord,
-  aggregate: string,
-  eventId: string,
-  ref: RequestRef,
-): void {
+export function delivered(record: KeyRecord, aggregate: string, eventId: string, ref: Seen): void {
   remember(record.delivered, aggregate, { eventId, ref })
 }

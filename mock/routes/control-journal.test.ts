@@ -136,8 +136,8 @@ describe('request journal', () => {
       idempotency_key: null,
       last_event_id: null,
       request_id: `req_${n}`,
-      at: '2026-11-02T09:00:00.000Z',
-      wall_at: '2026-11-02T09:00:00.000Z',
+      atMs: Date.UTC(2026, 10, 2, 9, 0, n),
+      wallMs: Date.UTC(2026, 10, 26, 9, 0, n),
     })
     for (let n = 1; n <= 5; n++) j.record(entry(n))
     expect(j.list().map((e) => e.seq)).toEqual([3, 4, 5])
@@ -152,5 +152,19 @@ describe('request journal', () => {
       expect(j.list().map((e) => e.seq)).toEqual([n - 2, n - 1, n].filter((s) => s >= 6))
     }
     expect(j.dropped).toBe(12)
+    // Each kept entry is the one recorded with its seq, its times formatted when listed.
+    expect(j.list().map((e) => [e.seq, e.path, e.request_id, e.at, e.wall_at])).toEqual(
+      [18, 19, 20].map((n) => [
+        n,
+        `/v1/x/${n}`,
+        `req_${n}`,
+        `2026-11-02T09:00:${String(n).padStart(2, '0')}.000Z`,
+        `2026-11-26T09:00:${String(n).padStart(2, '0')}.000Z`,
+      ]),
+    )
+    // entry(seq) (the inspector's change feed) finds a kept entry, and none that was pushed out.
+    expect(j.entry(19)?.path).toBe('/v1/x/19')
+    expect(j.entry(17)).toBeUndefined()
+    expect(j.entry(21)).toBeUndefined()
   })
 })

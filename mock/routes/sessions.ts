@@ -52,7 +52,7 @@ function visibleTurn(c: Context<Env>, session: SessionRecord, turnId: string): E
 
 /** The Turn detail (Turn detail table) of a Turn of `session`. */
 export function turnDetail(deps: Deps, session: SessionRecord, t: ExecutionRecord): Schema<'Turn'> {
-  const fields = {
+  const detail: Schema<'Turn'> = {
     id: t.id,
     session_id: session.id,
     status: turnStatus(t.status),
@@ -61,21 +61,16 @@ export function turnDetail(deps: Deps, session: SessionRecord, t: ExecutionRecor
     created_at: iso(t.created_at),
     started_at: iso(t.started_at),
     completed_at: iso(t.completed_at),
+    outputs: [],
+    next_cursor: null,
   }
   // SES-022, SIZE-014: a cursor only when outputs remain (never to an empty page); the page ends before the
-  // response passes 256 KiB. OUT-004: items past file retention show EXPIRED (execution/outputs.ts).
-  const page = outputsPage(
-    deps,
-    t.id,
-    -1,
-    DEFAULT_LIST_ITEMS,
-    pageOverheadBytes({ ...fields, outputs: [], next_cursor: null }),
-  )
-  return {
-    ...fields,
-    outputs: page.items,
-    next_cursor: page.more ? encodeCursor(t.id, page.last) : null,
-  }
+  // response passes 256 KiB (the detail without outputs is measured only when that could matter). OUT-004:
+  // items past file retention show EXPIRED (execution/outputs.ts).
+  const page = outputsPage(deps, t.id, -1, DEFAULT_LIST_ITEMS, () => pageOverheadBytes(detail))
+  detail.outputs = page.items
+  detail.next_cursor = page.more ? encodeCursor(t.id, page.last) : null
+  return detail
 }
 
 function sessionDetail(deps: Deps, s: SessionRecord): Schema<'Session'> {

@@ -5,12 +5,17 @@
  * one go), over the app and over HTTP; a response a handler builds otherwise gets them added; and the
  * statements a hot request runs.
  */
+import { Hono } from 'hono'
 import { afterEach, beforeEach, expect, it } from 'vitest'
+import type { Env } from '../deps.js'
 import { createMock, type Mock } from '../index.js'
+import { serviceEdge } from '../middleware/edge.js'
 import { listen, type Listening } from '../server.js'
 import { answer } from './answer.js'
 
 let mock: Mock
+/** An app of probe routes served through the mock's service edge, as every interface operation is. */
+let probes: Hono<Env>
 let served: Listening | undefined
 let built: Response[]
 const H = { Authorization: 'Bearer sk_test_a_full', 'Content-Type': 'application/json' }
@@ -19,13 +24,19 @@ const D = 'aaaaaaaa-d000-4000-8000-000000000001'
 beforeEach(async () => {
   mock = await createMock({ rateLimits: false })
   built = []
-  // A probe route behind every middleware of /v1 (request id, journal, no-store, versions, referee,
+  // A probe route behind the service edge (request id, no-store, versions, journal, referee,
   // forward-compat, fault rules): it keeps the response it builds.
-  mock.app.get('/v1/probe', (c) => {
-    const res = answer(c, JSON.stringify({ ok: true }), 200, { 'Content-Type': 'application/json' })
-    built.push(res)
-    return res
-  })
+  const edge = serviceEdge(mock.deps)
+  probes = new Hono<Env>()
+  probes.get('/v1/probe', (c) =>
+    edge(c, () => {
+      const res = answer(c, JSON.stringify({ ok: true }), 200, {
+        'Content-Type': 'application/json',
+      })
+      built.push(res)
+      return res
+    }),
+  )
 })
 afterEach(async () => {
   await served?.close()
@@ -34,9 +45,12 @@ afterEach(async () => {
 })
 
 it('[ERR-005][ERR-007] builds an answer with X-Request-Id, Cache-Control and the version headers: the response built is the one answered', async () => {
-  const res = await mock.app.fetch(new Request('http://mock/v1/probe', { headers: H }))
+  // Answered at once, not in a promise: @hono/node-server writes such an answer directly.
+  const res = probes.fetch(new Request('http://mock/v1/probe', { headers: H }))
+  expect(res).toBeInstanceOf(Response)
   expect(built).toHaveLength(1)
   expect(res).toBe(built[0])
+  if (!(res instanceof Response)) return
   expect(res.headers.get('X-Request-Id')).toMatch(/^req_[0-9a-f]{24}$/)
   expect(res.headers.get('Cache-Control')).toBe('no-store')
   expect(res.headers.get('X-Mock-Version')).toBeTruthy()
@@ -44,9 +58,10 @@ it('[ERR-005][ERR-007] builds an answer with X-Request-Id, Cache-Control and the
 })
 
 it('[ERR-005][ERR-007] adds the headers to a response a handler builds itself (streams, bytes, c.json), and over HTTP', async () => {
-  mock.app.get('/v1/own-response', () => new Response('bytes', { status: 200 }))
-  mock.app.get('/v1/own-json', (c) => c.json({ ok: true }))
-  served = await listen(mock)
+  const edge = serviceEdge(mock.deps)
+  probes.get('/v1/own-response', (c) => edge(c, () => new Response('bytes', { status: 200 })))
+  probes.get('/v1/own-json', (c) => edge(c, () => c.json({ ok: true })))
+  served = await listen({ fetch: probes.fetch, deps: mock.deps })
   for (const path of ['/v1/probe', '/v1/own-response', '/v1/own-json']) {
     const res = await fetch(`${served.url}${path}`, { headers: H })
     await res.arrayBuffer()
@@ -54,6 +69,21 @@ it('[ERR-005][ERR-007] adds the headers to a response a handler builds itself (s
     expect(res.headers.get('Cache-Control'), path).toBe('no-store')
     expect(res.headers.get('X-Mock-Interface-Version'), path).toBeTruthy()
   }
+})
+
+it("serves an interface request by its operation's handler alone: no Hono middleware matches it, so Hono calls the handler directly", () => {
+  const session = `/v1/sessions/${D}/turns/${D}`
+  for (const [method, path] of [
+    ['GET', session],
+    ['GET', '/v1/deployments'],
+    ['POST', `/v1/deployments/${D}/sessions`],
+    ['GET', '/api/runtime/projects/p/webhooks'],
+  ] as const) {
+    const [handlers] = mock.app.router.match(method, path)
+    expect(handlers, `${method} ${path}`).toHaveLength(1)
+  }
+  // The control API keeps its middleware (frame, control token, change notes) before its handler.
+  expect(mock.app.router.match('GET', '/_mock/clock')[0].length).toBeGreaterThan(1)
 })
 
 /** The SQL statements one request runs. */

@@ -3,8 +3,12 @@
  * assert on ("the client resent with the same Idempotency-Key", "it reconnected with Last-Event-ID"). Bounded:
  * the oldest entries go first once it holds `capacity`. Per instance, in memory (not kept by --db). Entries
  * hold no API key, token, secret, query string or body.
+ *
+ * Every request on those paths is recorded, so recording allocates nothing: the fields go into a ring of
+ * fixed slots (one array per field, times as ms) and an entry is built, its times formatted, only when the
+ * journal is listed. (An object per request, kept until 1,000 newer ones push it out, lived just long enough
+ * to be copied out of the young generation: most of a busy mock's garbage-collection time.)
  */
-import { BoundedList } from './bounded-list.js'
 
 export type JournalEntry = {
   /** 1, 2, ... in arrival order since the instance started (a reset or clear does not restart it). */
@@ -25,36 +29,104 @@ export type JournalEntry = {
   wall_at: string
 }
 
+/** One request as the middleware hands it over: the entry's fields, its times in ms. */
+export type JournalRecord = Omit<JournalEntry, 'seq' | 'at' | 'wall_at'> & {
+  atMs: number
+  wallMs: number
+}
+
 export const DEFAULT_JOURNAL_CAPACITY = 1000
 
 export class RequestJournal {
-  private readonly entries: BoundedList<JournalEntry>
+  private readonly seqs: Float64Array
+  private readonly statuses: Uint16Array
+  private readonly atMs: Float64Array
+  private readonly wallMs: Float64Array
+  private readonly methods: string[]
+  private readonly paths: string[]
+  private readonly operations: (string | null)[]
+  private readonly idempotencyKeys: (string | null)[]
+  private readonly lastEventIds: (string | null)[]
+  private readonly requestIds: string[]
+  /** Entries recorded since the last clear (the slot of entry i is i % capacity). */
+  private recorded = 0
   private nextSeq = 1
 
-  /** Told of every entry recorded (the inspector's change feed); set by the composition root. */
-  onRecord: ((entry: JournalEntry) => void) | undefined
+  /** Told the seq of every entry recorded (the inspector's change feed); set by the composition root. */
+  onRecord: ((seq: number) => void) | undefined
 
   constructor(readonly capacity = DEFAULT_JOURNAL_CAPACITY) {
-    this.entries = new BoundedList(capacity)
+    this.seqs = new Float64Array(capacity)
+    this.statuses = new Uint16Array(capacity)
+    this.atMs = new Float64Array(capacity)
+    this.wallMs = new Float64Array(capacity)
+    this.methods = new Array<string>(capacity).fill('')
+    this.paths = new Array<string>(capacity).fill('')
+    this.operations = new Array<string | null>(capacity).fill(null)
+    this.idempotencyKeys = new Array<string | null>(capacity).fill(null)
+    this.lastEventIds = new Array<string | null>(capacity).fill(null)
+    this.requestIds = new Array<string>(capacity).fill('')
   }
 
   /** Entries dropped to stay within capacity since the last clear. */
   get dropped(): number {
-    return this.entries.dropped
+    return Math.max(0, this.recorded - this.capacity)
   }
 
-  record(entry: Omit<JournalEntry, 'seq'>): void {
-    const recorded = { seq: this.nextSeq++, ...entry }
-    this.entries.push(recorded)
-    this.onRecord?.(recorded)
+  record(r: JournalRecord): void {
+    const slot = this.recorded % this.capacity
+    const seq = this.nextSeq++
+    this.recorded += 1
+    this.seqs[slot] = seq
+    this.statuses[slot] = r.status
+    this.atMs[slot] = r.atMs
+    this.wallMs[slot] = r.wallMs
+    this.methods[slot] = r.method
+    this.paths[slot] = r.path
+    this.operations[slot] = r.operation
+    this.idempotencyKeys[slot] = r.idempotency_key
+    this.lastEventIds[slot] = r.last_event_id
+    this.requestIds[slot] = r.request_id
+    this.onRecord?.(seq)
+  }
+
+  /** The entry of a seq, while it is kept. */
+  entry(seq: number): JournalEntry | undefined {
+    const first = this.nextSeq - Math.min(this.recorded, this.capacity)
+    if (seq < first || seq >= this.nextSeq) return undefined
+    return this.at((this.recorded - (this.nextSeq - seq)) % this.capacity)
   }
 
   /** The entries kept, oldest first. */
   list(): readonly JournalEntry[] {
-    return this.entries.list()
+    const kept = Math.min(this.recorded, this.capacity)
+    const entries: JournalEntry[] = []
+    for (let i = this.recorded - kept; i < this.recorded; i++)
+      entries.push(this.at(i % this.capacity))
+    return entries
   }
 
   clear(): void {
-    this.entries.clear()
+    this.recorded = 0
+    // The strings go with the entries.
+    this.paths.fill('')
+    this.idempotencyKeys.fill(null)
+    this.lastEventIds.fill(null)
+    this.requestIds.fill('')
+  }
+
+  private at(slot: number): JournalEntry {
+    return {
+      seq: this.seqs[slot]!,
+      method: this.methods[slot]!,
+      path: this.paths[slot]!,
+      operation: this.operations[slot]!,
+      status: this.statuses[slot]!,
+      idempotency_key: this.idempotencyKeys[slot]!,
+      last_event_id: this.lastEventIds[slot]!,
+      request_id: this.requestIds[slot]!,
+      at: new Date(this.atMs[slot]!).toISOString(),
+      wall_at: new Date(this.wallMs[slot]!).toISOString(),
+    }
   }
 }
