@@ -7,10 +7,10 @@
  * map reads, and no promise; digests are made only when a rule needs them (keyed requests, errors, resends
  * of an answered error).
  */
-import { createHash } from 'node:crypto'
 import type { Context } from 'hono'
 import type { Env } from '../deps.js'
 import { canonicalJson } from '../domain/idempotency.js'
+import { sha256Hex } from '../util/digest.js'
 import type { Delivery, Observation } from '../referee/rules.js'
 import { bearerToken } from './api-key.js'
 import { framedByNode, MAX_JSON_BYTES } from './request-body.js'
@@ -22,7 +22,7 @@ const CREATES_WORK =
 /** Statuses a client treats as retryable without an envelope (Retry rules 5). */
 const BARE_RETRYABLE = new Set([429, 502, 503, 504])
 
-const sha256 = (text: string | Uint8Array) => createHash('sha256').update(text).digest('hex')
+const sha256 = sha256Hex
 
 /**
  * A digest of the request body: an upload's file as the app read it, else the raw text (Hono keeps what the

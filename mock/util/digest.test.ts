@@ -1,0 +1,13 @@
+import { createHash } from 'node:crypto'
+import fc from 'fast-check'
+import { expect, it } from 'vitest'
+import { sha256Hex } from './digest.js'
+
+it('[IDEM-001][IDEM-002] gives (for request fingerprints) the SHA-256 of text (as UTF-8) and of bytes that a Hash object gives', () => {
+  fc.assert(
+    fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.uint8Array()), (data) => {
+      expect(sha256Hex(data)).toBe(createHash('sha256').update(data).digest('hex'))
+    }),
+    { numRuns: 200 },
+  )
+})
