@@ -38,11 +38,14 @@ async function bodyDigest(c: Context<Env>): Promise<string | undefined> {
   if (!bodyReadable(c)) return undefined
   try {
     const text = bodyless(c) ? '' : await c.req.text()
-    try {
-      return sha256(`json\n${canonicalJson(JSON.parse(text))}`)
-    } catch {
-      return sha256(`raw\n${text}`)
-    }
+    // A resend carries the same text: its digest is made once (the referee keeps the last few).
+    return c.var.deps.referee.digestOf(text, () => {
+      try {
+        return sha256(`json\n${canonicalJson(JSON.parse(text))}`)
+      } catch {
+        return sha256(`raw\n${text}`)
+      }
+    })
   } catch {
     return undefined
   }

@@ -243,3 +243,22 @@ describe('client referee under fault rules', () => {
     expect(await findings()).toEqual([])
   })
 })
+
+describe('body digests', () => {
+  it('[RETRY-004] makes the digest of a resent body text once, keeps only short texts, and forgets them on clear', async () => {
+    const { Referee } = await import('./referee.js')
+    const ref = new Referee()
+    let made = 0
+    const make = (text: string) => () => `d:${text}:${++made}`
+    expect(ref.digestOf('{"a":1}', make('{"a":1}'))).toBe('d:{"a":1}:1')
+    expect(ref.digestOf('{"a":1}', make('{"a":1}'))).toBe('d:{"a":1}:1')
+    expect(ref.digestOf('{"a":2}', make('{"a":2}'))).toBe('d:{"a":2}:2')
+    const long = 'x'.repeat(9000)
+    ref.digestOf(long, make('long'))
+    ref.digestOf(long, make('long'))
+    expect(made).toBe(4)
+    ref.clear()
+    ref.digestOf('{"a":1}', make('{"a":1}'))
+    expect(made).toBe(5)
+  })
+})

@@ -20,11 +20,29 @@ import { BoundedList } from '../util/bounded-list.js'
 export const MAX_KEYS = 1_000
 /** Violations kept (the oldest are dropped first, and counted). */
 export const MAX_VIOLATIONS = 1_000
+/** Body digests kept by body text (the oldest forgotten first), and the longest text kept. */
+const KEPT_DIGESTS = 32
+const MAX_KEPT_TEXT = 8 * 1024
 
 export class Referee {
   private readonly records = new Map<string, KeyRecord>()
   /** The violations found, oldest first (the oldest dropped first, and counted). */
   private readonly found = new BoundedList<Found>(MAX_VIOLATIONS)
+
+  /** Digests of recent request bodies by their text. */
+  private readonly digests = new Map<string, string>()
+
+  /** The digest of a request body's text: made by `make`, kept for the next resend of a short text. */
+  digestOf(text: string, make: () => string): string {
+    let digest = this.digests.get(text)
+    if (digest !== undefined) return digest
+    digest = make()
+    if (text.length <= MAX_KEPT_TEXT) {
+      if (this.digests.size >= KEPT_DIGESTS) this.digests.delete(this.digests.keys().next().value!)
+      this.digests.set(text, digest)
+    }
+    return digest
+  }
 
   /** Judges one request of a key. */
   observe(key: string, o: Observation): void {
@@ -77,6 +95,7 @@ export class Referee {
   clear(): void {
     this.records.clear()
     this.found.clear()
+    this.digests.clear()
   }
 
   private record(key: string): KeyRecord {
