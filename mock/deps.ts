@@ -96,6 +96,8 @@ export type AuthInfo = {
 export type RequestInput = {
   /** The JSON body, or {} for an absent EmptyInput body. */
   body: unknown
+  /** The JSON body's text as it came (the body is a function of it). */
+  text?: string
   /** Query parameters, coerced to their documented types. */
   query: Record<string, unknown>
   /** The one `file` part of a multipart upload. */

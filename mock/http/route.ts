@@ -9,7 +9,7 @@
  * store, so two concurrent requests with one key create one execution and a retry replays the receipt.
  */
 import type { Context, Handler, Hono } from 'hono'
-import type { Env } from '../deps.js'
+import type { Env, RequestInput } from '../deps.js'
 import { requestFingerprint } from '../domain/idempotency.js'
 import { idempotencyExpiresAt } from '../domain/retention.js'
 import { ApiError } from '../errors.js'
@@ -44,6 +44,9 @@ type AnyHandler = (
 ) => AnyReply | Response | Promise<AnyReply | Response>
 
 const OPERATIONS = loadOperations()
+/** Fingerprints kept per operation (the oldest forgotten first), and the longest body text kept. */
+const KEPT_FINGERPRINTS = 64
+const MAX_KEPT_TEXT = 8 * 1024
 
 /** The operation's spec, for handlers and tests. */
 export function operation(operationId: string): OperationSpec {
@@ -101,13 +104,39 @@ export function route<O extends OperationId>(
   const run = handler as unknown as AnyHandler
   const mount = op.path.startsWith('/v1/') ? '/v1' : '/api/runtime'
   const guards = pipeline(op)
+  /**
+   * Fingerprints of recent JSON body texts (a resend carries the same text). The validated body the
+   * fingerprint is made of is a function of the text (parsing and validation are deterministic), so the same
+   * path and text have the same fingerprint.
+   */
+  const fingerprints = new Map<string, string>()
+  const fingerprintOf = (c: Context<Env>, input: RequestInput): string => {
+    const make = () =>
+      requestFingerprint({
+        operationId: op.operationId,
+        path: c.req.path,
+        body: input.body,
+        upload: input.upload,
+      })
+    const text = input.text
+    if (text === undefined || input.upload || text.length > MAX_KEPT_TEXT) return make()
+    const key = `${c.req.path}\n${text}`
+    let fingerprint = fingerprints.get(key)
+    if (fingerprint === undefined) {
+      fingerprint = make()
+      if (fingerprints.size >= KEPT_FINGERPRINTS)
+        fingerprints.delete(fingerprints.keys().next().value!)
+      fingerprints.set(key, fingerprint)
+    }
+    return fingerprint
+  }
   // One handler per operation: its guards are plain calls, awaited only when one must wait (a body), and an
   // answer ready without waiting (a read, a replay) is returned as it is, not in a promise.
   const answerOf = (c: Context<Env>, reply: AnyReply | StoredReply | Response): Response =>
     reply instanceof Response ? reply : render(c, reply)
   const respond = (c: Context<Env>): Response | Promise<Response> => {
     const keyed = op.idempotent || (op.idempotencyOptional && c.var.input?.idempotencyKey)
-    if (keyed) return answerOf(c, idempotent(c, op, run))
+    if (keyed) return answerOf(c, idempotent(c, op, run, fingerprintOf(c, c.var.input!)))
     const reply = run(c, requestOf(c, op))
     return reply instanceof Promise ? reply.then((r) => answerOf(c, r)) : answerOf(c, reply)
   }
@@ -165,17 +194,12 @@ function idempotent(
   c: Context<Env>,
   op: OperationSpec,
   handler: AnyHandler,
+  fingerprint: string,
 ): AnyReply | StoredReply | Response {
   const { db, clock } = c.var.deps
   const input = c.var.input!
   const projectId = c.var.auth?.projectId ?? c.var.ownerProjectId!
   const key = input.idempotencyKey!
-  const fingerprint = requestFingerprint({
-    operationId: op.operationId,
-    path: c.req.path,
-    body: input.body,
-    upload: input.upload,
-  })
   // A receipt that answers is a replay (or a conflict) and writes nothing: answered without a transaction.
   // Everything below is synchronous, so no receipt can be stored between this lookup and the handler's run
   // (and a receipt the lookup did not find cannot start holding later).

@@ -139,5 +139,5 @@ async function readJsonBody(c: Context<Env>): Promise<void> {
       })
     }
   }
-  c.set('input', { ...c.var.input, body, query: {} })
+  c.set('input', { ...c.var.input, body, text, query: {} })
 }
