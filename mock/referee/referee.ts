@@ -7,14 +7,12 @@ import {
   delivered,
   emptyRecord,
   judge,
-  violationOf,
   type Delivery,
-  type Found,
   type KeyRecord,
   type Observation,
   type Violation,
 } from './rules.js'
-import { BoundedList } from '../util/bounded-list.js'
+import { Findings } from './findings.js'
 
 /** Keys remembered at once (the least recently seen is forgotten first). */
 export const MAX_KEYS = 1_000
@@ -27,7 +25,7 @@ const MAX_KEPT_TEXT = 8 * 1024
 export class Referee {
   private readonly records = new Map<string, KeyRecord>()
   /** The violations found, oldest first (the oldest dropped first, and counted). */
-  private readonly found = new BoundedList<Found>(MAX_VIOLATIONS)
+  private readonly found = new Findings(MAX_VIOLATIONS)
 
   /** Digests of recent request bodies by their text. */
   private readonly digests = new Map<string, string>()
@@ -88,7 +86,7 @@ export class Referee {
 
   /** The findings, oldest first. */
   report(): { violations: Violation[]; dropped: number } {
-    return { violations: this.found.list().map(violationOf), dropped: this.found.dropped }
+    return { violations: this.found.list(), dropped: this.found.dropped }
   }
 
   /** Forgets the findings and everything observed. */
