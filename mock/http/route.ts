@@ -142,7 +142,7 @@ export function route<O extends OperationId>(
   }
   const prepared = async (c: Context<Env>): Promise<Response> => {
     const extra = await opts.prepare!(c, requestOf<O>(c, op))
-    c.set('input', { ...c.var.input!, ...extra })
+    c.set('input', Object.assign({}, c.var.input!, extra))
     return respond(c)
   }
   const guarded = (c: Context<Env>, from: number): Response | Promise<Response> => {
@@ -210,7 +210,10 @@ function idempotent(
     db.tx(() => {
       const nowMs = clock.nowMs()
       const expiresAt = idempotencyExpiresAt(nowMs)
-      c.set('input', { ...input, idempotencyExpiresAt: new Date(expiresAt).toISOString() })
+      c.set(
+        'input',
+        Object.assign({}, input, { idempotencyExpiresAt: new Date(expiresAt).toISOString() }),
+      )
       const reply = handler(c, requestOf(c, op))
       if (reply instanceof Promise)
         throw new Error(`the handler of idempotent ${op.operationId} must be synchronous`)

@@ -21,7 +21,7 @@ export function framer(deps: Deps): Framer {
     c.set('deps', deps)
     const id = deps.ids.requestId()
     c.set('requestId', id)
-    return { 'X-Request-Id': id, ...fixed }
+    return Object.assign({ 'X-Request-Id': id }, fixed)
   }
 }
 

@@ -111,7 +111,7 @@ export const readBody = (op: OperationSpec): Guard[] => {
     function readJson(c) {
       // An operation without a body reads nothing: no promise to wait for.
       if (!op.body) {
-        c.set('input', { ...c.var.input, body: undefined, query: {} })
+        c.set('input', Object.assign({}, c.var.input, { body: undefined, query: {} }))
         return
       }
       return readJsonBody(c)
@@ -139,5 +139,5 @@ async function readJsonBody(c: Context<Env>): Promise<void> {
       })
     }
   }
-  c.set('input', { ...c.var.input, body, text, query: {} })
+  c.set('input', Object.assign({}, c.var.input, { body, text, query: {} }))
 }

@@ -73,7 +73,10 @@ export const requireIdempotencyKey = (): Guard =>
     if (key === undefined || bytes < 1 || bytes > 256) {
       throw new ApiError('INVALID_IDEMPOTENCY_KEY', { details: { bytes } })
     }
-    c.set('input', { ...(c.var.input ?? { body: undefined, query: {} }), idempotencyKey: key })
+    c.set(
+      'input',
+      Object.assign({ body: undefined, query: {} }, c.var.input, { idempotencyKey: key }),
+    )
   }
 
 /** An optional Idempotency-Key (closeSession): when sent, the same checks as a required one. */
@@ -163,7 +166,7 @@ export const validateRequest = (op: OperationSpec): Guard => {
         })
       }
     }
-    c.set('input', { ...input, body, query })
+    c.set('input', Object.assign({}, input, { body, query }))
   }
 }
 
