@@ -1,8 +1,7 @@
 /** The public shapes of a stored file: FileReceipt (upload answer) and ArtifactDetail (Files). */
 import type { components } from '../../spec/index.js'
 import type { StoredFile } from '../store/files.js'
-
-const iso = (ms: number) => new Date(ms).toISOString()
+import { iso } from '../util/iso.js'
 
 /** The FileReceipt of a stored input file (FILE-001). */
 export const fileReceipt = (f: StoredFile): components['schemas']['FileReceipt'] => ({

@@ -5,8 +5,7 @@
 import type { components } from '../../spec/index.js'
 import type { ErrorEnvelope } from '../errors.js'
 import type { EventRecord } from './log.js'
-
-const iso = (ms: number): string => new Date(ms).toISOString()
+import { iso } from '../util/iso.js'
 
 /** The Event schema: the data line of an SSE frame and nothing else. */
 export function publicEvent(e: EventRecord) {

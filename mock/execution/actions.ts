@@ -35,10 +35,9 @@ import { getExecution, type ExecutionRecord } from '../store/executions.js'
 import { finishExecution, setStatus, type ExecutionEvent } from './lifecycle.js'
 import { storeExecutionArtifact } from './outputs.js'
 import type { ScenarioStep } from './scenarios.js'
+import { iso } from '../util/iso.js'
 
 type ActionStep = Extract<ScenarioStep, { step: 'action_required' }>
-
-const iso = (ms: number) => new Date(ms).toISOString()
 
 /**
  * The executor's hook for an action_required step. True when the execution now waits in REQUIRES_ACTION (or

@@ -17,6 +17,7 @@ import {
   type EventRow,
 } from '../store/inspection.js'
 import { deliverySummary, executionSummary } from './snapshot.js'
+import { iso } from '../util/iso.js'
 
 export type TimelineEntry = {
   /** Virtual time (ISO 8601 UTC). */
@@ -26,8 +27,6 @@ export type TimelineEntry = {
   label: string
   detail: string
 }
-
-const iso = (ms: number): string => new Date(ms).toISOString()
 
 /** The names of the execution's own timers, as the page shows them. */
 const TIMER_LABELS: Readonly<Record<string, string>> = {

@@ -24,6 +24,8 @@ const MAX_KEPT_TEXT = 8 * 1024
 
 export class Referee {
   private readonly records = new Map<string, KeyRecord>()
+  /** The key whose record is the most recently seen (the last in `records`). */
+  private lastKey: string | undefined
   /** The violations found, oldest first (the oldest dropped first, and counted). */
   private readonly found = new Findings(MAX_VIOLATIONS)
 
@@ -92,18 +94,22 @@ export class Referee {
   /** Forgets the findings and everything observed. */
   clear(): void {
     this.records.clear()
+    this.lastKey = undefined
     this.found.clear()
     this.digests.clear()
   }
 
   private record(key: string): KeyRecord {
     let record = this.records.get(key)
+    // The key seen last is already last (a client's requests mostly come with one key).
+    if (record && key === this.lastKey) return record
     if (record) {
       // Most recently seen last, so the least recently seen key is the one forgotten.
       this.records.delete(key)
     } else {
       record = emptyRecord()
     }
+    this.lastKey = key
     this.records.set(key, record)
     if (this.records.size > MAX_KEYS) this.records.delete(this.records.keys().next().value!)
     return record

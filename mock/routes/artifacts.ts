@@ -26,8 +26,7 @@ import {
 } from '../access/access.js'
 import { artifactDetail } from '../domain/file-views.js'
 import { chargeDownload } from '../execution/ledger.js'
-
-const iso = (ms: number) => new Date(ms).toISOString()
+import { iso } from '../util/iso.js'
 
 /** ART-006, RET-013: a deleted or out-of-retention artifact is gone (410 ARTIFACT_EXPIRED). */
 function requireRetained(a: StoredFile, nowMs: number): void {

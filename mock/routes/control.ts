@@ -47,6 +47,7 @@ import { changeCandidatePackage } from '../works/preparations.js'
 import { controlBodyAjv as ajv } from '../util/ajv.js'
 import { lazy } from '../util/memo.js'
 import { versions } from '../middleware/version.js'
+import { iso } from '../util/iso.js'
 
 const clockBody = ajv.compile<{ mode: ClockMode }>({
   type: 'object',
@@ -181,8 +182,6 @@ const scopesBody = ajv.compile<{ scopes: string[] }>({
   required: ['scopes'],
   properties: { scopes: { type: 'array', uniqueItems: true, items: { enum: SCOPES } } },
 })
-
-const iso = (ms: number): string => new Date(ms).toISOString()
 
 /** GET /_mock/requests filters (query parameters; every one given must match). */
 const journalQuery = ajv.compile<{

@@ -28,12 +28,7 @@ import { deleteExecutionArtifacts } from '../store/files.js'
 import { outputsPage } from '../execution/outputs.js'
 import { DEFAULT_LIST_ITEMS, pageOverheadBytes } from '../domain/list-limits.js'
 import { decodeCursor, encodeCursor } from '../http/cursors.js'
-
-function iso(ms: number): string
-function iso(ms: number | null): string | null
-function iso(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString()
-}
+import { iso } from '../util/iso.js'
 
 /** RUN-002: the run object of the Run read; STATE-023: required_actions only while actions are pending. */
 function runBody(deps: Deps, r: RunRecord): Schema<'Run'> {

@@ -30,12 +30,7 @@ import { deleteSessionFiles } from '../store/files.js'
 import { outputsPage } from '../execution/outputs.js'
 import { DEFAULT_LIST_ITEMS, pageOverheadBytes } from '../domain/list-limits.js'
 import { decodeCursor, encodeCursor } from '../http/cursors.js'
-
-function iso(ms: number): string
-function iso(ms: number | null): string | null
-function iso(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString()
-}
+import { iso } from '../util/iso.js'
 
 /** A Turn's status: PARTIALLY_SUCCEEDED is reached only by a Run (runEnd), never by a Turn. */
 function turnStatus(status: ExecutionStatus): Schema<'TurnStatus'> {

@@ -34,6 +34,7 @@ import {
 } from '../webhooks/network-rules.js'
 import { SUBSCRIBABLE_EVENT_TYPES, subscribedTypes } from '../webhooks/notification.js'
 import { decodeCursor, encodeCursor } from '../http/cursors.js'
+import { iso } from '../util/iso.js'
 
 /** WHM-001: endpoints per Project that are not deleted. */
 export const MAX_ENDPOINTS = 10
@@ -42,12 +43,6 @@ export const REPLAYS_PER_MINUTE = 10
 /** How long registration waits for DNS before leaving the address check to each attempt. */
 const REGISTRATION_DNS_MS = 3000
 const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['PENDING', 'SUCCEEDED', 'FAILED', 'CANCELED']
-
-function iso(ms: number): string
-function iso(ms: number | null): string | null
-function iso(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString()
-}
 
 /**
  * An endpoint without its secret (the secret is shown only by registration and rotation). rotated_at is not

@@ -34,8 +34,7 @@ import {
   type PreparationRecord,
   type WorkRecord,
 } from '../store/works.js'
-
-const iso = (ms: number) => new Date(ms).toISOString()
+import { iso } from '../util/iso.js'
 
 /** The Work record (assumed shape; spec Work). */
 function workView(w: WorkRecord, latest: PreparationState): Schema<'Work'> {

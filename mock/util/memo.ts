@@ -24,3 +24,20 @@ export function memoize<V>(compute: (key: string) => V): (key: string) => V {
     return results.get(key) as V
   }
 }
+
+/**
+ * A pure function of a number whose recent results are kept (all forgotten at once when `size` are kept): for
+ * values asked for again and again, such as the instants of a polled resource.
+ */
+export function memoizeRecent<V>(compute: (key: number) => V, size: number): (key: number) => V {
+  const results = new Map<number, V>()
+  return (key) => {
+    let value = results.get(key)
+    if (value === undefined) {
+      value = compute(key)
+      if (results.size >= size) results.clear()
+      results.set(key, value)
+    }
+    return value
+  }
+}

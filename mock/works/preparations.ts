@@ -17,8 +17,7 @@ import {
   savePreparationState,
   type PreparationRecord,
 } from '../store/works.js'
-
-const iso = (ms: number) => new Date(ms).toISOString()
+import { iso } from '../util/iso.js'
 
 /** The candidate setup's digest: a function of the work, its revision and how often the candidate changed. */
 export const packageDigest = (workId: string, revision: number, change: number): string =>
