@@ -105,8 +105,9 @@ export function targets(r: Results): { target: string; measured: string; met?: b
     const c = r.instances.createCloseMs
     out.push({
       target: 'createMock() + close() < 50 ms each, flat over 200',
-      measured: `median ${f1(c.median)} ms, 1st ${f1(c.first)}, last ${f1(c.last)}, max ${f1(c.max)}`,
-      met: c.max < 50 && c.last <= 2 * c.median,
+      measured: `median ${f1(c.median)} ms, max ${f1(c.max)}; median of the first 20 ${f1(c.firstMedian)}, of the last 20 ${f1(c.lastMedian)}`,
+      // Flat: the last 20 calls cost what the first 20 did (a single call may meet a GC or a busy machine).
+      met: c.max < 50 && c.lastMedian <= 1.5 * c.firstMedian,
     })
   }
   if (r.startup) {
@@ -241,8 +242,8 @@ export function benchmarksMarkdown(r: Results): string {
     lines.push(
       '## Test-suite cost',
       '',
-      `- \`createMock()\` + \`close()\` ${i.count} times in one process: 1st ${f1(i.createCloseMs.first)} ms, median ${f1(i.createCloseMs.median)} ms, ${i.count}th ${f1(i.createCloseMs.last)} ms, max ${f1(i.createCloseMs.max)} ms; heap ${f1(i.heapMiB.before)} MiB before, ${f1(i.heapMiB.after)} MiB after.`,
-      `- \`reset()\` ${i.count} times (3 Sessions created between two): 1st ${f1(i.resetMs.first)} ms, median ${f1(i.resetMs.median)} ms, ${i.count}th ${f1(i.resetMs.last)} ms, max ${f1(i.resetMs.max)} ms.`,
+      `- \`createMock()\` + \`close()\` ${i.count} times in one process: 1st ${f1(i.createCloseMs.first)} ms, median ${f1(i.createCloseMs.median)} ms, ${i.count}th ${f1(i.createCloseMs.last)} ms, max ${f1(i.createCloseMs.max)} ms; median of the first 20 ${f1(i.createCloseMs.firstMedian)} ms, of the last 20 ${f1(i.createCloseMs.lastMedian)} ms; heap ${f1(i.heapMiB.before)} MiB before, ${f1(i.heapMiB.after)} MiB after.`,
+      `- \`reset()\` ${i.count} times (3 Sessions created between two): 1st ${f1(i.resetMs.first)} ms, median ${f1(i.resetMs.median)} ms, ${i.count}th ${f1(i.resetMs.last)} ms, max ${f1(i.resetMs.max)} ms; median of the first 20 ${f1(i.resetMs.firstMedian)} ms, of the last 20 ${f1(i.resetMs.lastMedian)} ms.`,
       '',
     )
   }

@@ -100,18 +100,36 @@ export async function virtualTime(world: string, executions: number): Promise<Vi
   }
 }
 
+/**
+ * Times of a series of calls: the first and last single calls, the median, the maximum, and the medians of
+ * the first and the last `EDGE` calls (a single call can meet a garbage collection or a busy machine: the
+ * series is flat when its last calls cost what its first did).
+ */
+export type SeriesMs = {
+  first: number
+  median: number
+  last: number
+  max: number
+  firstMedian: number
+  lastMedian: number
+}
+
 export type InstancesResult = {
   count: number
-  createCloseMs: { first: number; median: number; last: number; max: number }
-  resetMs: { first: number; median: number; last: number; max: number }
+  createCloseMs: SeriesMs
+  resetMs: SeriesMs
   heapMiB: { before: number; after: number }
 }
 
-const stats = (xs: number[]) => ({
+const EDGE = 20
+const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!
+const stats = (xs: number[]): SeriesMs => ({
   first: xs[0]!,
-  median: [...xs].sort((a, b) => a - b)[xs.length >> 1]!,
+  median: medianOf(xs),
   last: xs[xs.length - 1]!,
   max: Math.max(...xs),
+  firstMedian: medianOf(xs.slice(0, EDGE)),
+  lastMedian: medianOf(xs.slice(-EDGE)),
 })
 
 /** Heap in use after a full garbage collection (the bench process is not started with --expose-gc). */
