@@ -4,7 +4,9 @@
  * malformed X-Correlation-Id is 400 INVALID_CORRELATION_ID (its format comes from the spec's CorrelationId
  * parameter, also assumed).
  */
+import type { Context } from 'hono'
 import { openApiSchemas } from '../../spec/index.js'
+import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { delegatedAccessNames } from '../http/operations.js'
 import { lazy } from '../util/memo.js'
@@ -16,9 +18,20 @@ const correlationId = lazy(() =>
   openApiSchemas().at('#/components/parameters/CorrelationId/schema'),
 )
 
+/**
+ * Whether the request carries a header (`name` lower case). Over HTTP it is looked up in the headers Node
+ * parsed (names lower-cased): asking @hono/node-server checks the name's syntax on every lookup.
+ */
+function carries(c: Context<Env>, name: string): boolean {
+  const incoming = (c.env as { incoming?: { headers?: Record<string, unknown> } } | undefined)
+    ?.incoming
+  if (incoming?.headers) return Object.hasOwn(incoming.headers, name)
+  return c.req.header(name) !== undefined
+}
+
 export const refuseDelegatedAccess = (): Guard =>
   function refuseDelegatedAccess(c) {
-    const header = delegated.headers.find((h) => c.req.header(h) !== undefined)
+    const header = delegated.headers.find((h) => carries(c, h))
     const query = delegated.query.find((q) => c.req.query(q) !== undefined)
     if (header || query) {
       throw new ApiError('ACTING_FORBIDDEN', {
