@@ -82,19 +82,18 @@ function mapTurn(deps: Deps, ev: ExecutionEvent): void {
     status: e.status,
   }
   if (ev.type === 'output') {
-    appendEvent(deps, { ...base, ...outputEvent(ev.item) })
+    appendEvent(deps, Object.assign({}, base, outputEvent(ev.item)))
     return
   }
   if (ev.type === 'tool') {
-    appendEvent(deps, { ...base, ...toolEvent(ev) })
+    appendEvent(deps, Object.assign({}, base, toolEvent(ev)))
     return
   }
   if (ev.type !== 'status' || e.status === ev.from) return
   const outcomeType = TURN_OUTCOME_TYPE[e.status]
   if (outcomeType && isOutcomeStatus(e.status)) {
-    appendEvent(deps, { ...base, ...usageEvent(e) })
+    appendEvent(deps, Object.assign({}, base, usageEvent(e)))
     appendEvent(deps, {
-      ...base,
       type: outcomeType,
       data: {
         kind: 'OUTCOME',
@@ -103,6 +102,7 @@ function mapTurn(deps: Deps, ev: ExecutionEvent): void {
         item_ids: resultItemIdsOfTurn(deps.db, session.id, e.id, MAX_ITEM_IDS),
         usage: usageOf(e),
       },
+      ...base,
     })
     return
   }
@@ -110,16 +110,16 @@ function mapTurn(deps: Deps, ev: ExecutionEvent): void {
   if (action) {
     // Assumed type (the document names only run.action_required): a Turn's question action.
     appendEvent(deps, {
-      ...base,
       type: 'turn.action_required',
       action_id: action.id,
       data: { kind: 'REQUIRED_ACTION', action: requiredActionView(e, action) },
+      ...base,
     })
     return
   }
   const phase = PHASE[e.status]
   if (phase)
-    appendEvent(deps, { ...base, type: 'turn.progress', data: { kind: 'PROGRESS', phase } })
+    appendEvent(deps, { type: 'turn.progress', data: { kind: 'PROGRESS', phase }, ...base })
 }
 
 /**
@@ -183,7 +183,7 @@ function mapRun(deps: Deps, ev: ExecutionEvent): void {
     status: e.status,
   }
   if (ev.type === 'tool') {
-    appendEvent(deps, { ...base, ...toolEvent(ev) })
+    appendEvent(deps, Object.assign({}, base, toolEvent(ev)))
     return
   }
   // Run results are published with the terminal status (Run): outputs are not events of their own.
@@ -192,9 +192,8 @@ function mapRun(deps: Deps, ev: ExecutionEvent): void {
   const outcomeType = RUN_OUTCOME_TYPE[e.status]
   if (outcomeType && isOutcomeStatus(e.status)) {
     const outputs = listOutputs(deps.db, e.id, -1, MAX_ITEM_IDS).items
-    appendEvent(deps, { ...base, ...usageEvent(e) })
+    appendEvent(deps, Object.assign({}, base, usageEvent(e)))
     appendEvent(deps, {
-      ...base,
       type: outcomeType,
       data: {
         kind: 'OUTCOME',
@@ -203,6 +202,7 @@ function mapRun(deps: Deps, ev: ExecutionEvent): void {
         item_ids: outputs.map((o) => o.id).filter((id) => UUID.test(id)),
         usage: usageOf(e),
       },
+      ...base,
     })
     return
   }
@@ -210,17 +210,17 @@ function mapRun(deps: Deps, ev: ExecutionEvent): void {
     // STATE-023: run.action_required carries the action id (and the required_actions element as content).
     const action = pendingActionOf(deps, e.id)
     appendEvent(deps, {
-      ...base,
       type: 'run.action_required',
       action_id: action?.id ?? null,
       data: action
         ? { kind: 'REQUIRED_ACTION', action: requiredActionView(e, action) }
         : { kind: 'REQUIRED_ACTION' },
+      ...base,
     })
     return
   }
   const phase = PHASE[e.status]
-  if (phase) appendEvent(deps, { ...base, type: 'run.progress', data: { kind: 'PROGRESS', phase } })
+  if (phase) appendEvent(deps, { type: 'run.progress', data: { kind: 'PROGRESS', phase }, ...base })
 }
 
 /**
