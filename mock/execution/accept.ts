@@ -15,12 +15,12 @@ import type { InputFileProblem } from '../domain/files.js'
 import { interactiveActionsEnabled } from '../store/actions.js'
 import type { Deployment, OutputContract } from '../store/deployments.js'
 import {
-  countAdmitted,
-  countWaiting,
   insertSession,
   latestTurnOfSession,
   openReservations,
+  projectLoad,
   updateSession,
+  type ProjectLoad,
   type RunRecord,
   type SessionRecord,
   type TurnRecord,
@@ -75,11 +75,12 @@ const DOCUMENT_RUN_LIMITS: WorkflowLimits = {
 /**
  * Accepted executions beyond the 2 running ones wait; when the Project's `max_waiting_executions` (fixture
  * field, default 10) already wait, an acceptance is refused with 429 CONCURRENCY_LIMIT. Assumed: the document
- * does not say where "beyond the limit" starts.
+ * does not say where "beyond the limit" starts. `load`: the Project's open executions (projectLoad).
  */
-export function checkConcurrency(deps: Deps, projectId: string, running: number): void {
+export function checkConcurrency(deps: Deps, projectId: string, load: ProjectLoad): void {
+  const running = load.open - load.waiting
   const cap = getProject(deps.db, projectId)!.max_waiting_executions
-  if (running >= PROJECT_CONCURRENCY && countWaiting(deps.db, projectId) >= cap) {
+  if (running >= PROJECT_CONCURRENCY && load.waiting >= cap) {
     throw new ApiError('CONCURRENCY_LIMIT', {
       message: `The Project runs ${PROJECT_CONCURRENCY} executions at a time and ${cap} wait already.`,
       retryAfterS: 5,
@@ -93,15 +94,20 @@ export function checkConcurrency(deps: Deps, projectId: string, running: number)
  * cannot cover it, else 402 PROJECT_BUDGET_EXCEEDED when it would take the Project's UTC day or month past its
  * budget (BUD-003..005). The non-retryable balance problem is reported first: waiting would not fix it.
  */
-export function reserveSu(deps: Deps, projectId: string, maxSu: number): void {
+export function reserveSu(deps: Deps, projectId: string, maxSu: number, load: ProjectLoad): void {
   const project = getProject(deps.db, projectId)!
-  const available = project.su_balance - openReservations(deps.db, projectId)
-  if (available < maxSu) {
-    throw new ApiError('INSUFFICIENT_SU', {
-      message:
-        'Not enough available SU for this execution’s budget (max_su is reserved at acceptance).',
-      details: { available_su: Math.max(0, available), required_su: maxSu },
-    })
+  // Most acceptances leave plenty: when the balance covers maxSu beside an upper bound of every open
+  // reservation (with a margin far above any rounding of the sum), it covers it beside the sum itself.
+  const margin = 1e-6 * (1 + Math.abs(project.su_balance))
+  if (project.su_balance - load.maxSuBound < maxSu + margin) {
+    const available = project.su_balance - openReservations(deps.db, projectId)
+    if (available < maxSu) {
+      throw new ApiError('INSUFFICIENT_SU', {
+        message:
+          'Not enough available SU for this execution’s budget (max_su is reserved at acceptance).',
+        details: { available_su: Math.max(0, available), required_su: maxSu },
+      })
+    }
   }
   checkProjectBudget(deps, projectId, maxSu)
 }
@@ -221,10 +227,13 @@ function acceptTurn(
     })
     if (!usable.ok) throw inputFileError(usable, fileId, `Input file ${fileId}`)
   }
-  checkConcurrency(deps, auth.projectId, countAdmitted(deps.db, auth.projectId))
-  reserveSu(deps, auth.projectId, limits.max_su)
+  const load = projectLoad(deps.db, auth.projectId)
+  checkConcurrency(deps, auth.projectId, load)
+  reserveSu(deps, auth.projectId, limits.max_su, load)
   const scenario = nextScenario(deps, deployment.id, deployment.outputs)
-  updateSession(deps.db, session.id, { last_activity_at: nowMs })
+  // A Session created by this request was stored with this instant already.
+  if (session.last_activity_at !== nowMs)
+    updateSession(deps.db, session.id, { last_activity_at: nowMs })
   // RET-007: a file given as Turn input is kept 30 days from now and belongs to this Session.
   for (const fileId of files)
     bindFileToExecution(deps.db, fileId, turnId, nowMs, { sessionId: session.id })
@@ -387,8 +396,9 @@ export function acceptRun(
     })
     if (!usable.ok) throw inputFileError(usable, fileId, `file_ids: ${fileId}`)
   }
-  checkConcurrency(deps, auth.projectId, countAdmitted(deps.db, auth.projectId))
-  reserveSu(deps, auth.projectId, limits.max_su)
+  const load = projectLoad(deps.db, auth.projectId)
+  checkConcurrency(deps, auth.projectId, load)
+  reserveSu(deps, auth.projectId, limits.max_su, load)
   const scenario = nextScenario(deps, workflow.id, workflow.outputs)
   const run = acceptExecution(deps, {
     id: runId,

@@ -284,16 +284,6 @@ export function waitingExecutions(db: Db, projectId: string, limit: number): Exe
   ).map(toExecution)
 }
 
-export function countWaiting(db: Db, projectId: string): number {
-  return (
-    db
-      .stmt(
-        'SELECT COUNT(*) AS n FROM executions WHERE project_id = ? AND terminal = 0 AND admitted_at IS NULL',
-      )
-      .get(projectId) as { n: number }
-  ).n
-}
-
 /** A Run: an execution of kind RUN with its Run facts, its workflow and the published version it runs. */
 export type RunRecord = ExecutionRecord & {
   kind: 'RUN'
@@ -365,6 +355,26 @@ export function countOutputs(db: Db, executionId: string): number {
       n: number
     }
   ).n
+}
+
+/**
+ * A Project's open (not terminal) executions as the triggers of project_load count them (schema
+ * 240-project-load.sql): how many, how many wait for a slot, and an upper bound of what they hold in reserve
+ * (the sum of their max_su rounded up to millionths, in SU).
+ */
+export type ProjectLoad = { open: number; waiting: number; maxSuBound: number }
+
+export function projectLoad(db: Db, projectId: string): ProjectLoad {
+  const row = db
+    .stmt('SELECT open_n, waiting_n, max_su_micro FROM project_load WHERE project_id = ?')
+    .get(projectId) as { open_n: number; waiting_n: number; max_su_micro: number } | undefined
+  if (!row) return { open: 0, waiting: 0, maxSuBound: 0 }
+  return {
+    open: row.open_n,
+    waiting: row.waiting_n,
+    // A sum past 2^53 millionths (or one SQLite made a REAL) bounds nothing exactly.
+    maxSuBound: Number.isSafeInteger(row.max_su_micro) ? row.max_su_micro / 1e6 : Infinity,
+  }
 }
 
 /** SU reserved by a Project's open executions: each holds its max_su less what it already spent. */
