@@ -4,7 +4,7 @@
  * Keys are scoped to the Project (assumed: the document does not say whether per key or per Project). How
  * long a receipt is kept (at least 24 hours and until its execution ends) is in retention.ts.
  */
-import { createHash } from 'node:crypto'
+import { sha256Hex } from '../util/sha256.js'
 
 /** A container being serialised: its children (arrays: the elements; objects: sorted entries) and results. */
 type Frame = {
@@ -117,10 +117,8 @@ export function requestFingerprint(parts: {
     ? {
         filename: parts.upload.filename,
         mime: parts.upload.mimeType,
-        sha256: createHash('sha256').update(parts.upload.bytes).digest('hex'),
+        sha256: sha256Hex(parts.upload.bytes),
       }
     : { body: parts.body ?? null }
-  return createHash('sha256')
-    .update(canonicalJson({ op: parts.operationId, path: parts.path, ...content }))
-    .digest('hex')
+  return sha256Hex(canonicalJson({ op: parts.operationId, path: parts.path, ...content }))
 }

@@ -161,42 +161,42 @@ export function insertExecution<E extends Omit<ExecutionRecord, 'seq'>>(
   db: Db,
   e: E,
 ): ExecutionRecord & E {
-  const seq = (
-    db.stmt('SELECT COALESCE(MAX(rowid), 0) + 1 AS n FROM executions').get() as { n: number }
-  ).n
-  db.stmt(
-    `INSERT INTO executions (id, seq, kind, project_id, api_key, deployment_id, session_id, workflow_id, published_version, status, error_json,
+  // seq: the next rowid (acceptance order), taken in the insert itself.
+  const { seq } = db
+    .stmt(
+      `INSERT INTO executions (id, seq, kind, project_id, api_key, deployment_id, session_id, workflow_id, published_version, status, error_json,
        scenario, steps_json, input_json, metadata_json, execution_seconds, queue_seconds, max_su, spent_su, usage_status,
        created_at, admitted_at, started_at, completed_at, terminal, run_json)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    e.id,
-    seq,
-    e.kind,
-    e.project_id,
-    e.api_key,
-    e.deployment_id,
-    e.session_id,
-    e.workflow_id,
-    e.published_version,
-    e.status,
-    e.error === null ? null : JSON.stringify(e.error),
-    e.scenario,
-    JSON.stringify(e.steps),
-    JSON.stringify(e.input ?? null),
-    JSON.stringify(e.metadata),
-    e.execution_seconds,
-    e.queue_seconds,
-    e.max_su,
-    e.spent_su,
-    e.usage_status,
-    e.created_at,
-    e.admitted_at,
-    e.started_at,
-    e.completed_at,
-    e.terminal ? 1 : 0,
-    e.run ? JSON.stringify(e.run) : null,
-  )
+     VALUES (?, (SELECT COALESCE(MAX(rowid), 0) + 1 FROM executions), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     RETURNING seq`,
+    )
+    .get(
+      e.id,
+      e.kind,
+      e.project_id,
+      e.api_key,
+      e.deployment_id,
+      e.session_id,
+      e.workflow_id,
+      e.published_version,
+      e.status,
+      e.error === null ? null : JSON.stringify(e.error),
+      e.scenario,
+      JSON.stringify(e.steps),
+      JSON.stringify(e.input ?? null),
+      JSON.stringify(e.metadata),
+      e.execution_seconds,
+      e.queue_seconds,
+      e.max_su,
+      e.spent_su,
+      e.usage_status,
+      e.created_at,
+      e.admitted_at,
+      e.started_at,
+      e.completed_at,
+      e.terminal ? 1 : 0,
+      e.run ? JSON.stringify(e.run) : null,
+    ) as { seq: number }
   return {
     progress_completed: 0,
     run_steps: null,
