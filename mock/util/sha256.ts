@@ -2,16 +2,15 @@
  * SHA-256 of a string (UTF-8) or bytes, in one call: node:crypto's one-shot hash() where Node has it (20.12
  * and later; about half the cost of createHash for the short inputs of ids and fingerprints), else createHash.
  */
-import * as crypto from 'node:crypto'
+import { createHash, hash } from 'node:crypto'
 
-const oneShot = typeof crypto.hash === 'function' ? crypto.hash : undefined
+// Node before 20.12 has no hash(): the import is then undefined.
+const oneShot = typeof hash === 'function' ? hash : undefined
 
 /** The digest's 32 bytes. */
 export const sha256 = (data: string | Uint8Array): Buffer =>
-  oneShot
-    ? oneShot('sha256', data, 'buffer')
-    : crypto.createHash('sha256').update(data).digest()
+  oneShot ? oneShot('sha256', data, 'buffer') : createHash('sha256').update(data).digest()
 
 /** The digest as 64 hex characters. */
 export const sha256Hex = (data: string | Uint8Array): string =>
-  oneShot ? oneShot('sha256', data, 'hex') : crypto.createHash('sha256').update(data).digest('hex')
+  oneShot ? oneShot('sha256', data, 'hex') : createHash('sha256').update(data).digest('hex')
