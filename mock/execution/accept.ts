@@ -124,11 +124,15 @@ export function nextScenario(
   if (!definition) throw new Error(`queued scenario ${name} does not exist`)
   const keyFor = (which: 'required' | 'optional') =>
     contract.find((o) => o.required === (which === 'required'))?.key ?? 'result'
+  // Object.assign, not { ...output, key }: Node 20 builds an object literal that begins with a spread on a
+  // slow path (see acceptExecution).
   const steps = definition.steps.map((s): ScenarioStep =>
     s.step === 'output' && s.output.key === undefined
       ? {
           ...s,
-          output: { ...s.output, key: s.output.contract ? keyFor(s.output.contract) : 'result' },
+          output: Object.assign({}, s.output, {
+            key: s.output.contract ? keyFor(s.output.contract) : 'result',
+          }),
         }
       : s,
   )
@@ -212,7 +216,8 @@ function acceptTurn(
   if (files.length > 20 || new Set(files).size !== files.length) {
     throw new ApiError('TOO_MANY_FILES', { message: 'At most 20 input files, none listed twice.' })
   }
-  const limits = { ...TURN_LIMIT_DEFAULTS, ...body.limits }
+  // The body's limits over the defaults (Object.assign: see nextScenario; the schema admits no other field).
+  const limits = Object.assign({}, TURN_LIMIT_DEFAULTS, body.limits)
   const nowMs = deps.clock.nowMs()
   const turnId = deps.ids.uuid()
   // FILE items: READY input files of this Project (or this Session), not bound to another execution, of a type

@@ -71,8 +71,9 @@ export type NewExecution = Omit<
 
 export function acceptExecution<E extends NewExecution>(deps: Deps, e: E): ExecutionRecord & E {
   const { db, clock, scheduler } = deps
+  // The fixed fields before the spread: Node 20 (V8 11) builds an object literal that begins with a spread
+  // on a slow path, a new shape for every property after the spread (microseconds each, and garbage).
   const record = insertExecution(db, {
-    ...e,
     status: 'QUEUED',
     error: null,
     spent_su: 0,
@@ -82,6 +83,7 @@ export function acceptExecution<E extends NewExecution>(deps: Deps, e: E): Execu
     started_at: null,
     completed_at: null,
     terminal: false,
+    ...e,
   })
   if (countAdmitted(db, record.project_id) < PROJECT_CONCURRENCY) admit(deps, record, clock.nowMs())
   // TIME-001: a Run's wait is also bounded by the whole-Run queue total (its one queued step starts at 0).
