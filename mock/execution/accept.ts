@@ -242,23 +242,27 @@ function acceptTurn(
   // RET-007: a file given as Turn input is kept 30 days from now and belongs to this Session.
   for (const fileId of files)
     bindFileToExecution(deps.db, fileId, turnId, nowMs, { sessionId: session.id })
-  return acceptExecution(deps, {
-    id: turnId,
-    kind: 'TURN',
-    project_id: auth.projectId,
-    api_key: auth.key,
-    deployment_id: deployment.id,
-    session_id: session.id,
-    workflow_id: null,
-    published_version: null,
-    scenario: scenario.name,
-    steps: scenario.steps,
-    input: body.input,
-    metadata: body.metadata ?? {},
-    execution_seconds: limits.execution_seconds,
-    queue_seconds: limits.queue_seconds,
-    max_su: limits.max_su,
-  })
+  return acceptExecution(
+    deps,
+    {
+      id: turnId,
+      kind: 'TURN',
+      project_id: auth.projectId,
+      api_key: auth.key,
+      deployment_id: deployment.id,
+      session_id: session.id,
+      workflow_id: null,
+      published_version: null,
+      scenario: scenario.name,
+      steps: scenario.steps,
+      input: body.input,
+      metadata: body.metadata ?? {},
+      execution_seconds: limits.execution_seconds,
+      queue_seconds: limits.queue_seconds,
+      max_su: limits.max_su,
+    },
+    load.open - load.waiting,
+  )
 }
 
 /** The compiled input_schema of a published version, by schema text. */
@@ -405,36 +409,40 @@ export function acceptRun(
   checkConcurrency(deps, auth.projectId, load)
   reserveSu(deps, auth.projectId, limits.max_su, load)
   const scenario = nextScenario(deps, workflow.id, workflow.outputs)
-  const run = acceptExecution(deps, {
-    id: runId,
-    kind: 'RUN',
-    project_id: auth.projectId,
-    api_key: auth.key,
-    deployment_id: null,
-    session_id: null,
-    workflow_id: workflow.id,
-    published_version: workflow.published_version,
-    scenario: scenario.name,
-    steps: scenario.steps,
-    input,
-    metadata: body.metadata ?? {},
-    execution_seconds: limits.execution_seconds,
-    queue_seconds: limits.queue_seconds,
-    max_su: limits.max_su,
-    // RUN-033 (Run request rule 3): steps and contracts frozen at acceptance.
-    run: {
-      deadline_at: nowMs + limits.run_seconds * 1000,
-      run_seconds: limits.run_seconds,
-      retention_days: limits.retention_days,
-      // A script that marks its steps stands for the published step definitions: its unique steps.
-      progress_total: marksRunSteps(scenario.steps)
-        ? uniqueStepIds(scenario.steps).length
-        : workflow.steps,
-      allows_partial: workflow.allows_partial,
-      outputs: workflow.outputs,
-      file_ids: fileIds,
+  const run = acceptExecution(
+    deps,
+    {
+      id: runId,
+      kind: 'RUN',
+      project_id: auth.projectId,
+      api_key: auth.key,
+      deployment_id: null,
+      session_id: null,
+      workflow_id: workflow.id,
+      published_version: workflow.published_version,
+      scenario: scenario.name,
+      steps: scenario.steps,
+      input,
+      metadata: body.metadata ?? {},
+      execution_seconds: limits.execution_seconds,
+      queue_seconds: limits.queue_seconds,
+      max_su: limits.max_su,
+      // RUN-033 (Run request rule 3): steps and contracts frozen at acceptance.
+      run: {
+        deadline_at: nowMs + limits.run_seconds * 1000,
+        run_seconds: limits.run_seconds,
+        retention_days: limits.retention_days,
+        // A script that marks its steps stands for the published step definitions: its unique steps.
+        progress_total: marksRunSteps(scenario.steps)
+          ? uniqueStepIds(scenario.steps).length
+          : workflow.steps,
+        allows_partial: workflow.allows_partial,
+        outputs: workflow.outputs,
+        file_ids: fileIds,
+      },
     },
-  })
+    load.open - load.waiting,
+  )
   // RET-009: a Run's input files live until its deadline and the end of its content retention.
   const runFilesUntilMs = runFileExpiresAt(run.run!.deadline_at, run.run!.retention_days)
   for (const fileId of fileIds)

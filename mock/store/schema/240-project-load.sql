@@ -11,6 +11,11 @@ CREATE TABLE project_load (
   max_su_micro INTEGER NOT NULL
 ) WITHOUT ROWID;
 
+-- The exact sum of open reservations is now read only when the bound does not settle an acceptance: its
+-- covering index (230-executions-open-su.sql) is no longer worth its upkeep on every execution write; the sum
+-- searches executions_slots (project_id, terminal) instead.
+DROP INDEX IF EXISTS executions_open_su;
+
 INSERT INTO project_load (project_id, open_n, waiting_n, max_su_micro)
   SELECT project_id, COUNT(*), SUM(admitted_at IS NULL), SUM(CAST(max_su * 1000000 AS INTEGER) + 1)
   FROM executions WHERE terminal = 0 GROUP BY project_id;
