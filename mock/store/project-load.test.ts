@@ -17,7 +17,10 @@ const insert = fc.record({
   project: fc.constantFrom(...PROJECTS),
   terminal: fc.boolean(),
   admitted: fc.boolean(),
-  maxSu: fc.oneof(fc.double({ min: 1e-9, max: 100, noNaN: true }), fc.constantFrom(0.1, 0.2, 1, 100)),
+  maxSu: fc.oneof(
+    fc.double({ min: 1e-9, max: 100, noNaN: true }),
+    fc.constantFrom(0.1, 0.2, 1, 100),
+  ),
 })
 const update = fc.record({
   kind: fc.constant('update' as const),
@@ -52,7 +55,14 @@ function write(db: Db, w: OpWrite): void {
   }
 }
 type OpWrite =
-  | { kind: 'insert'; id: string; project: string; terminal: boolean; admitted: boolean; maxSu: number }
+  | {
+      kind: 'insert'
+      id: string
+      project: string
+      terminal: boolean
+      admitted: boolean
+      maxSu: number
+    }
   | { kind: 'update'; id: string; set: string }
   | { kind: 'delete'; id: string }
 

@@ -69,10 +69,13 @@ for (let i = 0; i < 3; i++) await create()
 tracing = true
 await create()
 console.log(`statements per waiting creation: ${statements.length}`)
-if (values.trace) for (const s of statements) console.log(`  ${s.replace(/\s+/g, ' ').slice(0, 160)}`)
+if (values.trace)
+  for (const s of statements) console.log(`  ${s.replace(/\s+/g, ' ').slice(0, 160)}`)
 if (values.timing) {
   const rows = [...spent].sort((a, b) => Number(b[1].ns - a[1].ns)).slice(0, 25)
   for (const [sql, { n, ns }] of rows)
-    console.log(`${(Number(ns) / 1e6).toFixed(0).padStart(6)} ms ${String(n).padStart(6)}x ${(Number(ns) / 1e3 / n).toFixed(1).padStart(6)} µs  ${sql.replace(/\s+/g, ' ').slice(0, 110)}`)
+    console.log(
+      `${(Number(ns) / 1e6).toFixed(0).padStart(6)} ms ${String(n).padStart(6)}x ${(Number(ns) / 1e3 / n).toFixed(1).padStart(6)} µs  ${sql.replace(/\s+/g, ' ').slice(0, 110)}`,
+    )
 }
 mock.close()
