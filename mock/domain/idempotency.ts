@@ -4,7 +4,7 @@
  * Keys are scoped to the Project (assumed: the document does not say whether per key or per Project). How
  * long a receipt is kept (at least 24 hours and until its execution ends) is in retention.ts.
  */
-import { sha256Hex } from '../util/digest.js'
+import { sha256Hex } from '../util/sha256.js'
 
 /** A container being serialised: its children (arrays: the elements; objects: sorted entries) and results. */
 type Frame = {

@@ -1,7 +1,12 @@
-/** The Project's wait list before 429 CONCURRENCY_LIMIT is a fixture setting (assumed; default 10). */
+/**
+ * The Project's wait list before 429 CONCURRENCY_LIMIT is a fixture setting (assumed; default 10); the SU
+ * balance check decides as the exact sum of open reservations would (project_load's bound only skips the sum).
+ */
+import fc from 'fast-check'
 import { expect, it } from 'vitest'
 import { createMock } from '../index.js'
 import { defaultWorld } from '../fixtures/test-worlds.js'
+import { openReservations } from '../store/executions.js'
 
 const D = 'aaaaaaaa-d000-4000-8000-000000000001'
 
@@ -34,4 +39,51 @@ it('[CONC-002] refuses the acceptance after max_waiting_executions wait with 429
   // Two run, one waits, the fourth is beyond the limit.
   expect(statuses).toEqual([202, 202, 202, 429])
   mock.close()
+})
+
+it('[ERR-080][ERR-017] accepts a Turn exactly when the balance less the open reservations covers its max_su, whatever the bound of project_load says', async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom(1, 0.9, 2.5),
+      fc.array(fc.constantFrom(0.1, 0.2, 0.3, 0.7, 1e-7, 0.3333333), {
+        minLength: 1,
+        maxLength: 14,
+      }),
+      async (balance, maxSus) => {
+        const world = defaultWorld()
+        Object.assign(world.projects[0]!, {
+          su_balance: balance,
+          daily_budget_su: 1000,
+          monthly_budget_su: 30000,
+          max_waiting_executions: 100,
+        })
+        const mock = await createMock({ fixtures: world, rateLimits: false })
+        try {
+          for (const [i, maxSu] of maxSus.entries()) {
+            const available = balance - openReservations(mock.deps.db, world.projects[0]!.id)
+            const res = await mock.app.request(`/v1/deployments/${D}/sessions`, {
+              method: 'POST',
+              headers: {
+                Authorization: 'Bearer sk_test_a_full',
+                'Idempotency-Key': `b-${i}`,
+                'Content-Type': 'application/json',
+              },
+              body: JSON.stringify({
+                input: [{ type: 'TEXT', text: 'x' }],
+                limits: { max_su: maxSu },
+              }),
+            })
+            const code =
+              res.status === 202
+                ? null
+                : ((await res.json()) as { error: { code: string } }).error.code
+            expect(code).toBe(available < maxSu ? 'INSUFFICIENT_SU' : null)
+          }
+        } finally {
+          mock.close()
+        }
+      },
+    ),
+    { numRuns: 25 },
+  )
 })

@@ -15,12 +15,12 @@ import type { InputFileProblem } from '../domain/files.js'
 import { interactiveActionsEnabled } from '../store/actions.js'
 import type { Deployment, OutputContract } from '../store/deployments.js'
 import {
-  countAdmitted,
-  countWaiting,
   insertSession,
   latestTurnOfSession,
   openReservations,
+  projectLoad,
   updateSession,
+  type ProjectLoad,
   type RunRecord,
   type SessionRecord,
   type TurnRecord,
@@ -75,11 +75,12 @@ const DOCUMENT_RUN_LIMITS: WorkflowLimits = {
 /**
  * Accepted executions beyond the 2 running ones wait; when the Project's `max_waiting_executions` (fixture
  * field, default 10) already wait, an acceptance is refused with 429 CONCURRENCY_LIMIT. Assumed: the document
- * does not say where "beyond the limit" starts.
+ * does not say where "beyond the limit" starts. `load`: the Project's open executions (projectLoad).
  */
-export function checkConcurrency(deps: Deps, projectId: string, running: number): void {
+export function checkConcurrency(deps: Deps, projectId: string, load: ProjectLoad): void {
+  const running = load.open - load.waiting
   const cap = getProject(deps.db, projectId)!.max_waiting_executions
-  if (running >= PROJECT_CONCURRENCY && countWaiting(deps.db, projectId) >= cap) {
+  if (running >= PROJECT_CONCURRENCY && load.waiting >= cap) {
     throw new ApiError('CONCURRENCY_LIMIT', {
       message: `The Project runs ${PROJECT_CONCURRENCY} executions at a time and ${cap} wait already.`,
       retryAfterS: 5,
@@ -93,15 +94,20 @@ export function checkConcurrency(deps: Deps, projectId: string, running: number)
  * cannot cover it, else 402 PROJECT_BUDGET_EXCEEDED when it would take the Project's UTC day or month past its
  * budget (BUD-003..005). The non-retryable balance problem is reported first: waiting would not fix it.
  */
-export function reserveSu(deps: Deps, projectId: string, maxSu: number): void {
+export function reserveSu(deps: Deps, projectId: string, maxSu: number, load: ProjectLoad): void {
   const project = getProject(deps.db, projectId)!
-  const available = project.su_balance - openReservations(deps.db, projectId)
-  if (available < maxSu) {
-    throw new ApiError('INSUFFICIENT_SU', {
-      message:
-        'Not enough available SU for this execution’s budget (max_su is reserved at acceptance).',
-      details: { available_su: Math.max(0, available), required_su: maxSu },
-    })
+  // Most acceptances leave plenty: when the balance covers maxSu beside an upper bound of every open
+  // reservation (with a margin far above any rounding of the sum), it covers it beside the sum itself.
+  const margin = 1e-6 * (1 + Math.abs(project.su_balance))
+  if (project.su_balance - load.maxSuBound < maxSu + margin) {
+    const available = project.su_balance - openReservations(deps.db, projectId)
+    if (available < maxSu) {
+      throw new ApiError('INSUFFICIENT_SU', {
+        message:
+          'Not enough available SU for this execution’s budget (max_su is reserved at acceptance).',
+        details: { available_su: Math.max(0, available), required_su: maxSu },
+      })
+    }
   }
   checkProjectBudget(deps, projectId, maxSu)
 }
@@ -118,11 +124,15 @@ export function nextScenario(
   if (!definition) throw new Error(`queued scenario ${name} does not exist`)
   const keyFor = (which: 'required' | 'optional') =>
     contract.find((o) => o.required === (which === 'required'))?.key ?? 'result'
+  // Object.assign, not { ...output, key }: Node 20 builds an object literal that begins with a spread on a
+  // slow path (see acceptExecution).
   const steps = definition.steps.map((s): ScenarioStep =>
     s.step === 'output' && s.output.key === undefined
       ? {
           ...s,
-          output: { ...s.output, key: s.output.contract ? keyFor(s.output.contract) : 'result' },
+          output: Object.assign({}, s.output, {
+            key: s.output.contract ? keyFor(s.output.contract) : 'result',
+          }),
         }
       : s,
   )
@@ -206,7 +216,8 @@ function acceptTurn(
   if (files.length > 20 || new Set(files).size !== files.length) {
     throw new ApiError('TOO_MANY_FILES', { message: 'At most 20 input files, none listed twice.' })
   }
-  const limits = { ...TURN_LIMIT_DEFAULTS, ...body.limits }
+  // The body's limits over the defaults (Object.assign: see nextScenario; the schema admits no other field).
+  const limits = Object.assign({}, TURN_LIMIT_DEFAULTS, body.limits)
   const nowMs = deps.clock.nowMs()
   const turnId = deps.ids.uuid()
   // FILE items: READY input files of this Project (or this Session), not bound to another execution, of a type
@@ -221,30 +232,37 @@ function acceptTurn(
     })
     if (!usable.ok) throw inputFileError(usable, fileId, `Input file ${fileId}`)
   }
-  checkConcurrency(deps, auth.projectId, countAdmitted(deps.db, auth.projectId))
-  reserveSu(deps, auth.projectId, limits.max_su)
+  const load = projectLoad(deps.db, auth.projectId)
+  checkConcurrency(deps, auth.projectId, load)
+  reserveSu(deps, auth.projectId, limits.max_su, load)
   const scenario = nextScenario(deps, deployment.id, deployment.outputs)
-  updateSession(deps.db, session.id, { last_activity_at: nowMs })
+  // A Session created by this request was stored with this instant already.
+  if (session.last_activity_at !== nowMs)
+    updateSession(deps.db, session.id, { last_activity_at: nowMs })
   // RET-007: a file given as Turn input is kept 30 days from now and belongs to this Session.
   for (const fileId of files)
     bindFileToExecution(deps.db, fileId, turnId, nowMs, { sessionId: session.id })
-  return acceptExecution(deps, {
-    id: turnId,
-    kind: 'TURN',
-    project_id: auth.projectId,
-    api_key: auth.key,
-    deployment_id: deployment.id,
-    session_id: session.id,
-    workflow_id: null,
-    published_version: null,
-    scenario: scenario.name,
-    steps: scenario.steps,
-    input: body.input,
-    metadata: body.metadata ?? {},
-    execution_seconds: limits.execution_seconds,
-    queue_seconds: limits.queue_seconds,
-    max_su: limits.max_su,
-  })
+  return acceptExecution(
+    deps,
+    {
+      id: turnId,
+      kind: 'TURN',
+      project_id: auth.projectId,
+      api_key: auth.key,
+      deployment_id: deployment.id,
+      session_id: session.id,
+      workflow_id: null,
+      published_version: null,
+      scenario: scenario.name,
+      steps: scenario.steps,
+      input: body.input,
+      metadata: body.metadata ?? {},
+      execution_seconds: limits.execution_seconds,
+      queue_seconds: limits.queue_seconds,
+      max_su: limits.max_su,
+    },
+    load.open - load.waiting,
+  )
 }
 
 /** The compiled input_schema of a published version, by schema text. */
@@ -387,39 +405,44 @@ export function acceptRun(
     })
     if (!usable.ok) throw inputFileError(usable, fileId, `file_ids: ${fileId}`)
   }
-  checkConcurrency(deps, auth.projectId, countAdmitted(deps.db, auth.projectId))
-  reserveSu(deps, auth.projectId, limits.max_su)
+  const load = projectLoad(deps.db, auth.projectId)
+  checkConcurrency(deps, auth.projectId, load)
+  reserveSu(deps, auth.projectId, limits.max_su, load)
   const scenario = nextScenario(deps, workflow.id, workflow.outputs)
-  const run = acceptExecution(deps, {
-    id: runId,
-    kind: 'RUN',
-    project_id: auth.projectId,
-    api_key: auth.key,
-    deployment_id: null,
-    session_id: null,
-    workflow_id: workflow.id,
-    published_version: workflow.published_version,
-    scenario: scenario.name,
-    steps: scenario.steps,
-    input,
-    metadata: body.metadata ?? {},
-    execution_seconds: limits.execution_seconds,
-    queue_seconds: limits.queue_seconds,
-    max_su: limits.max_su,
-    // RUN-033 (Run request rule 3): steps and contracts frozen at acceptance.
-    run: {
-      deadline_at: nowMs + limits.run_seconds * 1000,
-      run_seconds: limits.run_seconds,
-      retention_days: limits.retention_days,
-      // A script that marks its steps stands for the published step definitions: its unique steps.
-      progress_total: marksRunSteps(scenario.steps)
-        ? uniqueStepIds(scenario.steps).length
-        : workflow.steps,
-      allows_partial: workflow.allows_partial,
-      outputs: workflow.outputs,
-      file_ids: fileIds,
+  const run = acceptExecution(
+    deps,
+    {
+      id: runId,
+      kind: 'RUN',
+      project_id: auth.projectId,
+      api_key: auth.key,
+      deployment_id: null,
+      session_id: null,
+      workflow_id: workflow.id,
+      published_version: workflow.published_version,
+      scenario: scenario.name,
+      steps: scenario.steps,
+      input,
+      metadata: body.metadata ?? {},
+      execution_seconds: limits.execution_seconds,
+      queue_seconds: limits.queue_seconds,
+      max_su: limits.max_su,
+      // RUN-033 (Run request rule 3): steps and contracts frozen at acceptance.
+      run: {
+        deadline_at: nowMs + limits.run_seconds * 1000,
+        run_seconds: limits.run_seconds,
+        retention_days: limits.retention_days,
+        // A script that marks its steps stands for the published step definitions: its unique steps.
+        progress_total: marksRunSteps(scenario.steps)
+          ? uniqueStepIds(scenario.steps).length
+          : workflow.steps,
+        allows_partial: workflow.allows_partial,
+        outputs: workflow.outputs,
+        file_ids: fileIds,
+      },
     },
-  })
+    load.open - load.waiting,
+  )
   // RET-009: a Run's input files live until its deadline and the end of its content retention.
   const runFilesUntilMs = runFileExpiresAt(run.run!.deadline_at, run.run!.retention_days)
   for (const fileId of fileIds)

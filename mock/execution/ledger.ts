@@ -18,7 +18,7 @@ import { ApiError } from '../errors.js'
 import { getExecution, getSession, type ExecutionRecord } from '../store/executions.js'
 import type { StoredFile } from '../store/files.js'
 import { chargeProject, getProject } from '../store/projects.js'
-import { insertLedgerEntry, openCommitted, settledInWindow } from '../store/usage.js'
+import { budgetSpend, insertLedgerEntry, openCommitted, settledInWindow } from '../store/usage.js'
 
 /**
  * Records an execution's settled spend (spent_su, split by cost category) at the current virtual time. Call it
@@ -136,15 +136,13 @@ function projectBudgetRefusal(deps: Deps, projectId: string, requestSu: number) 
   const nowMs = deps.clock.nowMs()
   const day = utcDayWindow(nowMs)
   const month = utcMonthWindow(nowMs)
-  const reservedSu = openCommitted(deps.db, projectId)
+  const spend = budgetSpend(deps.db, projectId, day, month)
+  const reservedSu = spend.committedSu
   const refusal = budgetRefusal({
     dailyBudgetSu: project.daily_budget_su,
     monthlyBudgetSu: project.monthly_budget_su,
-    day: { settledSu: settledInWindow(deps.db, projectId, day.startMs, day.endMs), reservedSu },
-    month: {
-      settledSu: settledInWindow(deps.db, projectId, month.startMs, month.endMs),
-      reservedSu,
-    },
+    day: { settledSu: spend.daySu, reservedSu },
+    month: { settledSu: spend.monthSu, reservedSu },
     requestSu,
   })
   if (!refusal) return undefined

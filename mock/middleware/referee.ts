@@ -10,7 +10,7 @@
 import type { Context } from 'hono'
 import type { Env } from '../deps.js'
 import { canonicalJson } from '../domain/idempotency.js'
-import { sha256Hex } from '../util/digest.js'
+import { sha256Hex } from '../util/sha256.js'
 import type { Delivery, Observation } from '../referee/rules.js'
 import { bearerToken } from './api-key.js'
 import { framedByNode, MAX_JSON_BYTES } from './request-body.js'

@@ -96,6 +96,7 @@ it('answers every cached read as the same SELECT run now would, through writes, 
           else if (o.kind === 'rolledBack')
             expect(() =>
               db.tx(() => {
+                expectFresh(db)
                 db.stmt(o.sql).run(...o.params)
                 expectFresh(db)
                 throw new Error('roll back')
@@ -187,21 +188,89 @@ it('maps a kept row once: each caller owns the record it gets at its top level, 
   db.close()
 })
 
-it('treats a write to a table with a trigger as a write to every table', () => {
+it('keeps a read made in a transaction that wrote none of its tables, and no read of a table it wrote', () => {
+  const db = openDb(':memory:', { schemaDir })
+  const prepared = db.stmt.bind(db)
+  const ran: string[] = []
+  ;(db as { stmt: Db['stmt'] }).stmt = (sql) => (ran.push(sql), prepared(sql))
+  db.stmt('INSERT INTO parent (id, v) VALUES (?, ?)').run('a', 1)
+  db.stmt('INSERT INTO other (id, v) VALUES (?, ?)').run('a', 1)
+  const [parent, , , , other] = READS as [string, string, string, string, string]
+  ran.length = 0
+  expect(() =>
+    db.tx(() => {
+      db.stmt('UPDATE other SET v = 2').run()
+      for (let i = 0; i < 3; i++) {
+        expect(db.cached(parent).get('a')).toEqual({ id: 'a', v: 1 })
+        expect(db.cached(other).get('a')).toEqual({ id: 'a', v: 2 })
+      }
+      throw new Error('roll back')
+    }),
+  ).toThrow('roll back')
+  // parent: read, kept at its second read, then served; other: read each time.
+  expect(ran.filter((s) => s === parent)).toHaveLength(2)
+  expect(ran.filter((s) => s === other)).toHaveLength(3)
+  ran.length = 0
+  expect(db.cached(parent).get('a')).toEqual({ id: 'a', v: 1 })
+  expect(db.cached(other).get('a')).toEqual({ id: 'a', v: 1 })
+  expect(ran).toEqual([other])
+  db.close()
+})
+
+it('treats a write to a table with a trigger as a write to the tables the trigger writes', () => {
   const dir = mkdtempSync(join(tmpdir(), 'db-trigger-'))
   writeFileSync(
     join(dir, '001.sql'),
     `CREATE TABLE a (id TEXT PRIMARY KEY, v INTEGER NOT NULL);
      CREATE TABLE b (id TEXT PRIMARY KEY, n INTEGER NOT NULL);
-     CREATE TRIGGER a_counts AFTER INSERT ON a BEGIN UPDATE b SET n = n + 1; END;`,
+     CREATE TABLE c (id TEXT PRIMARY KEY, n INTEGER NOT NULL);
+     CREATE TRIGGER a_counts AFTER INSERT ON a BEGIN
+       INSERT INTO b (id, n) VALUES ('count', 1) ON CONFLICT (id) DO UPDATE SET n = n + 1;
+     END;`,
   )
   const db = openDb(':memory:', { schemaDir: dir })
+  const prepared = db.stmt.bind(db)
+  const ran: string[] = []
+  ;(db as { stmt: Db['stmt'] }).stmt = (sql) => (ran.push(sql), prepared(sql))
+  try {
+    db.stmt('INSERT INTO c (id, n) VALUES (?, ?)').run('x', 0)
+    const counts = db.cached('SELECT n FROM b WHERE id = ?')
+    const unrelated = db.cached('SELECT n FROM c WHERE id = ?')
+    for (let i = 0; i < 2; i++) {
+      expect(counts.get('count')).toBeUndefined()
+      expect(unrelated.get('x')).toEqual({ n: 0 })
+    }
+    db.stmt('INSERT INTO a (id, v) VALUES (?, ?)').run('x', 1)
+    ran.length = 0
+    expect(counts.get('count')).toEqual({ n: 1 })
+    expect(unrelated.get('x')).toEqual({ n: 0 })
+    expect(ran).toEqual(['SELECT n FROM b WHERE id = ?'])
+  } finally {
+    db.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+it('treats a write to a table with a trigger as a write to every table when its body names no table written', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'db-trigger-'))
+  writeFileSync(
+    join(dir, '001.sql'),
+    `CREATE TABLE a (id TEXT PRIMARY KEY, v INTEGER NOT NULL);
+     CREATE TABLE b (id TEXT PRIMARY KEY, n INTEGER NOT NULL);
+     CREATE TRIGGER a_checks AFTER INSERT ON a BEGIN SELECT RAISE(ABORT, 'no') WHERE NEW.v < 0; END;`,
+  )
+  const db = openDb(':memory:', { schemaDir: dir })
+  const prepared = db.stmt.bind(db)
+  const ran: string[] = []
+  ;(db as { stmt: Db['stmt'] }).stmt = (sql) => (ran.push(sql), prepared(sql))
   try {
     db.stmt('INSERT INTO b (id, n) VALUES (?, ?)').run('count', 0)
     const read = db.cached('SELECT n FROM b WHERE id = ?')
-    expect(read.get('count')).toEqual({ n: 0 })
+    for (let i = 0; i < 3; i++) expect(read.get('count')).toEqual({ n: 0 })
     db.stmt('INSERT INTO a (id, v) VALUES (?, ?)').run('x', 1)
-    expect(read.get('count')).toEqual({ n: 1 })
+    ran.length = 0
+    expect(read.get('count')).toEqual({ n: 0 })
+    expect(ran).toEqual(['SELECT n FROM b WHERE id = ?'])
   } finally {
     db.close()
     rmSync(dir, { recursive: true, force: true })

@@ -90,6 +90,8 @@ export function openDb(
   // One transaction function for every tx() call (a savepoint when nested): building one per call cost more
   // than the BEGIN and COMMIT of a timer firing.
   const inTransaction = raw.transaction((fn: () => unknown) => fn())
+  /** The outermost tx() running now, with the write mark at its start (cached reads inside it, readCache). */
+  const open: OpenTx = { active: false, mark: 0 }
   return {
     raw,
     path,
@@ -97,12 +99,21 @@ export function openDb(
     cached(sql) {
       let read = reads.get(sql)
       if (!read) {
-        read = readCache(this, sql, writes)
+        read = readCache(this, sql, writes, open)
         reads.set(sql, read)
       }
       return read
     },
-    tx: <T>(fn: () => T): T => inTransaction(fn) as T,
+    tx: <T>(fn: () => T): T => {
+      if (open.active || raw.inTransaction) return inTransaction(fn) as T
+      open.active = true
+      open.mark = writes.mark()
+      try {
+        return inTransaction(fn) as T
+      } finally {
+        open.active = false
+      }
+    },
     worldTables: () =>
       (
         stmt(
@@ -140,55 +151,88 @@ function migrate(raw: Database.Database, schemaDir: string): void {
   }
 }
 
+/** The statement shapes that write a table, and the table they write (its name in group 1). */
+const WRITE_PATTERN =
+  /(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+"?(\w+)"?/i
+
 /**
  * Write generations: every statement that can change the store bumps, before it runs, the generation of the
- * table it writes (INSERT INTO t, INSERT OR REPLACE INTO t, REPLACE INTO t, UPDATE t, DELETE FROM t) and of
- * every table whose foreign keys lead to t (a delete may cascade); a writing statement of another shape, or
- * one that writes a table with a trigger, bumps them all. A cached read is valid while the sum of its tables' generations is unchanged (generations only
- * grow, so a write to any of them changes the sum). Rolled-back writes have bumped too, which only costs a
- * re-read.
+ * table it writes (INSERT INTO t, INSERT OR REPLACE INTO t, REPLACE INTO t, UPDATE t, DELETE FROM t), of
+ * every table whose foreign keys lead to t (a delete may cascade) and of every table a trigger on t writes
+ * (the same statement shapes in the trigger's body, followed on through their own keys and triggers); a
+ * writing statement of another shape, or one that writes a table with a trigger whose body names no table
+ * written in those shapes, bumps them all. A cached read is valid while the sum of its tables' generations
+ * is unchanged (generations only grow, so a write to any of them changes the sum). Rolled-back writes have
+ * bumped too, which only costs a re-read.
  */
 class WriteGenerations {
   private readonly generations = new Map<string, number>()
   /** Bumped by writes that may touch any table. */
   private all = 0
-  /** For each table, the tables whose foreign keys reference it (directly or through others). */
+  /** Counts every bump; lastWrite holds each table's latest (allAt: the latest bump of every table). */
+  private serial = 0
+  private readonly lastWrite = new Map<string, number>()
+  private allAt = 0
+  /** For each table, the tables a write to it may change: itself, through foreign keys and triggers. */
   private readonly dependents = new Map<string, string[]>()
 
   constructor(raw: Database.Database) {
     const tables = (
       raw.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]
     ).map((r) => r.name)
-    const children = new Map<string, string[]>()
+    const known = new Set(tables)
+    /** For each table, the tables a write to it writes as well (foreign-key children, trigger targets). */
+    const next = new Map<string, string[]>()
+    const add = (from: string, to: string) => next.set(from, [...(next.get(from) ?? []), to])
     for (const child of tables) {
       const fks = raw
         .prepare(`SELECT "table" AS parent FROM pragma_foreign_key_list(?)`)
         .all(child) as {
         parent: string
       }[]
-      for (const { parent } of fks) children.set(parent, [...(children.get(parent) ?? []), child])
+      for (const { parent } of fks) add(parent, child)
     }
-    // A table with a trigger may write anywhere: a write to it is a write to every table.
-    const triggered = new Set(
-      (
-        raw.prepare(`SELECT tbl_name FROM sqlite_master WHERE type = 'trigger'`).all() as {
-          tbl_name: string
-        }[]
-      ).map((r) => r.tbl_name),
-    )
+    // A trigger writes the tables its body names in a writing statement; one that names none may write
+    // anywhere: a write to its table is a write to every table.
+    const unknown = new Set<string>()
+    const triggers = raw
+      .prepare(`SELECT tbl_name, sql FROM sqlite_master WHERE type = 'trigger'`)
+      .all() as { tbl_name: string; sql: string | null }[]
+    for (const { tbl_name: table, sql } of triggers) {
+      const body = sql ? /\bBEGIN\b([\s\S]*)$/i.exec(sql)?.[1] : undefined
+      const written = body
+        ? Array.from(body.matchAll(new RegExp(WRITE_PATTERN, 'gi')), (m) => m[1]!).filter((t) =>
+            known.has(t),
+          )
+        : []
+      if (written.length === 0) unknown.add(table)
+      for (const t of written) add(table, t)
+    }
     for (const table of tables) {
-      if (triggered.has(table)) continue
       const reached = new Set([table])
       const todo = [table]
       while (todo.length > 0) {
-        for (const c of children.get(todo.pop()!) ?? []) {
+        for (const c of next.get(todo.pop()!) ?? []) {
           if (reached.has(c)) continue
           reached.add(c)
           todo.push(c)
         }
       }
+      if ([...reached].some((t) => unknown.has(t))) continue
       this.dependents.set(table, [...reached])
     }
+  }
+
+  /** A mark of the writes so far (see unwrittenSince). */
+  mark(): number {
+    return this.serial
+  }
+
+  /** True when no write since mark() gave `mark` may have touched any of the tables. */
+  unwrittenSince(tables: readonly string[], mark: number): boolean {
+    if (this.allAt > mark) return false
+    for (const t of tables) if ((this.lastWrite.get(t) ?? 0) > mark) return false
+    return true
   }
 
   version(tables: readonly string[]): number {
@@ -199,17 +243,19 @@ class WriteGenerations {
 
   /** Wraps a writing statement's run/get/all/iterate so that each call first bumps what it may write. */
   track(s: Statement, sql: string): void {
-    const m =
-      /^\s*(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+"?(\w+)"?/i.exec(
-        sql,
-      )
+    const m = new RegExp(`^\\s*${WRITE_PATTERN.source}`, 'i').exec(sql)
     const touched = m ? this.dependents.get(m[1]!) : undefined
     const bump = touched
       ? () => {
-          for (const t of touched) this.generations.set(t, (this.generations.get(t) ?? 0) + 1)
+          const serial = ++this.serial
+          for (const t of touched) {
+            this.generations.set(t, (this.generations.get(t) ?? 0) + 1)
+            this.lastWrite.set(t, serial)
+          }
         }
       : () => {
           this.all++
+          this.allAt = ++this.serial
         }
     const target = s as unknown as Record<
       'run' | 'get' | 'all' | 'iterate',
@@ -233,7 +279,10 @@ export function tablesRead(sql: string): string[] {
   return [...new Set(Array.from(sql.matchAll(/\b(?:FROM|JOIN)\s+"?(\w+)"?/gi), (m) => m[1]!))]
 }
 
-function readCache(db: Db, sql: string, writes: WriteGenerations): CachedRead {
+/** Db.tx's outermost transaction: whether one runs now, and WriteGenerations.mark() at its start. */
+type OpenTx = { active: boolean; mark: number }
+
+function readCache(db: Db, sql: string, writes: WriteGenerations, open: OpenTx): CachedRead {
   if (!/^\s*SELECT\b/i.test(sql)) throw new Error(`Db.cached takes a SELECT: ${sql}`)
   const tables = tablesRead(sql)
   type Entry = {
@@ -249,15 +298,18 @@ function readCache(db: Db, sql: string, writes: WriteGenerations): CachedRead {
   const seen = new Map<string, number>()
   /**
    * The kept entry of these parameters (read now if it is stale), or undefined for a plain read: inside a
-   * transaction (a rollback could undo the rows), or the first read of these parameters at this version (a
-   * read made once, as most reads of work being created are, is not worth keeping; a polled one is).
+   * transaction that may have written a table the SQL reads (a rollback could undo the rows; a transaction
+   * not begun by Db.tx counts as one), or the first read of these parameters at this version (a read made
+   * once, as most reads of work being created are, is not worth keeping; a polled one is). Rows read in a
+   * transaction that wrote none of the tables are committed ones: a rollback leaves them as they are.
    */
   const entry = (params: Param[]): Entry | undefined => {
     const key = params.length === 1 ? String(params[0]) : params.join('\u0000')
     const version = writes.version(tables)
     const hit = kept.get(key)
     if (hit && hit.version === version) return hit
-    if (db.raw.inTransaction) return undefined
+    if (db.raw.inTransaction && !(open.active && writes.unwrittenSince(tables, open.mark)))
+      return undefined
     if (seen.get(key) !== version) {
       if (seen.size >= CACHED_PARAMS) seen.clear()
       seen.set(key, version)

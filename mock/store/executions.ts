@@ -161,42 +161,42 @@ export function insertExecution<E extends Omit<ExecutionRecord, 'seq'>>(
   db: Db,
   e: E,
 ): ExecutionRecord & E {
-  const seq = (
-    db.stmt('SELECT COALESCE(MAX(rowid), 0) + 1 AS n FROM executions').get() as { n: number }
-  ).n
-  db.stmt(
-    `INSERT INTO executions (id, seq, kind, project_id, api_key, deployment_id, session_id, workflow_id, published_version, status, error_json,
+  // seq: the next rowid (acceptance order), taken in the insert itself.
+  const { seq } = db
+    .stmt(
+      `INSERT INTO executions (id, seq, kind, project_id, api_key, deployment_id, session_id, workflow_id, published_version, status, error_json,
        scenario, steps_json, input_json, metadata_json, execution_seconds, queue_seconds, max_su, spent_su, usage_status,
        created_at, admitted_at, started_at, completed_at, terminal, run_json)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    e.id,
-    seq,
-    e.kind,
-    e.project_id,
-    e.api_key,
-    e.deployment_id,
-    e.session_id,
-    e.workflow_id,
-    e.published_version,
-    e.status,
-    e.error === null ? null : JSON.stringify(e.error),
-    e.scenario,
-    JSON.stringify(e.steps),
-    JSON.stringify(e.input ?? null),
-    JSON.stringify(e.metadata),
-    e.execution_seconds,
-    e.queue_seconds,
-    e.max_su,
-    e.spent_su,
-    e.usage_status,
-    e.created_at,
-    e.admitted_at,
-    e.started_at,
-    e.completed_at,
-    e.terminal ? 1 : 0,
-    e.run ? JSON.stringify(e.run) : null,
-  )
+     VALUES (?, (SELECT COALESCE(MAX(rowid), 0) + 1 FROM executions), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     RETURNING seq`,
+    )
+    .get(
+      e.id,
+      e.kind,
+      e.project_id,
+      e.api_key,
+      e.deployment_id,
+      e.session_id,
+      e.workflow_id,
+      e.published_version,
+      e.status,
+      e.error === null ? null : JSON.stringify(e.error),
+      e.scenario,
+      JSON.stringify(e.steps),
+      JSON.stringify(e.input ?? null),
+      JSON.stringify(e.metadata),
+      e.execution_seconds,
+      e.queue_seconds,
+      e.max_su,
+      e.spent_su,
+      e.usage_status,
+      e.created_at,
+      e.admitted_at,
+      e.started_at,
+      e.completed_at,
+      e.terminal ? 1 : 0,
+      e.run ? JSON.stringify(e.run) : null,
+    ) as { seq: number }
   return {
     progress_completed: 0,
     run_steps: null,
@@ -284,16 +284,6 @@ export function waitingExecutions(db: Db, projectId: string, limit: number): Exe
   ).map(toExecution)
 }
 
-export function countWaiting(db: Db, projectId: string): number {
-  return (
-    db
-      .stmt(
-        'SELECT COUNT(*) AS n FROM executions WHERE project_id = ? AND terminal = 0 AND admitted_at IS NULL',
-      )
-      .get(projectId) as { n: number }
-  ).n
-}
-
 /** A Run: an execution of kind RUN with its Run facts, its workflow and the published version it runs. */
 export type RunRecord = ExecutionRecord & {
   kind: 'RUN'
@@ -365,6 +355,26 @@ export function countOutputs(db: Db, executionId: string): number {
       n: number
     }
   ).n
+}
+
+/**
+ * A Project's open (not terminal) executions as the triggers of project_load count them (schema
+ * 240-project-load.sql): how many, how many wait for a slot, and an upper bound of what they hold in reserve
+ * (the sum of their max_su rounded up to millionths, in SU).
+ */
+export type ProjectLoad = { open: number; waiting: number; maxSuBound: number }
+
+export function projectLoad(db: Db, projectId: string): ProjectLoad {
+  const row = db
+    .stmt('SELECT open_n, waiting_n, max_su_micro FROM project_load WHERE project_id = ?')
+    .get(projectId) as { open_n: number; waiting_n: number; max_su_micro: number } | undefined
+  if (!row) return { open: 0, waiting: 0, maxSuBound: 0 }
+  return {
+    open: row.open_n,
+    waiting: row.waiting_n,
+    // A sum past 2^53 millionths (or one SQLite made a REAL) bounds nothing exactly.
+    maxSuBound: Number.isSafeInteger(row.max_su_micro) ? row.max_su_micro / 1e6 : Infinity,
+  }
 }
 
 /** SU reserved by a Project's open executions: each holds its max_su less what it already spent. */

@@ -114,6 +114,33 @@ export function openCommitted(db: Db, projectId: string): number {
   ).n
 }
 
+/**
+ * What an acceptance's budget check reads, in one statement: openCommitted and the settled SU of the UTC day and
+ * month windows ([startMs, endMs) each), by the same sums as openCommitted and settledInWindow.
+ */
+export function budgetSpend(
+  db: Db,
+  projectId: string,
+  day: { startMs: number; endMs: number },
+  month: { startMs: number; endMs: number },
+): { committedSu: number; daySu: number; monthSu: number } {
+  // One aggregate row (the running executions' sum) with the windows' sums beside it; ? in text order.
+  return db
+    .stmt(
+      `SELECT COALESCE(SUM(MAX(max_su, spent_su)), 0) AS committedSu,
+         (SELECT COALESCE(SUM(su), 0) FROM usage_ledger
+           WHERE project_id = ? AND settled_at >= ? AND settled_at < ?) AS daySu,
+         (SELECT COALESCE(SUM(su), 0) FROM usage_ledger
+           WHERE project_id = ? AND settled_at >= ? AND settled_at < ?) AS monthSu
+       FROM executions WHERE project_id = ? AND terminal = 0 AND admitted_at IS NOT NULL`,
+    )
+    .get(projectId, day.startMs, day.endMs, projectId, month.startMs, month.endMs, projectId) as {
+    committedSu: number
+    daySu: number
+    monthSu: number
+  }
+}
+
 /** Sets a Project's daily and/or monthly budget (control API); false when there is no such Project. */
 export function setProjectBudgets(
   db: Db,

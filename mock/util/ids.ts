@@ -9,7 +9,8 @@
  *   webhook signing secrets, anything that grants access) and request ids. Neither draws from the seeded
  *   sequence, so no response reveals a position in it and no token follows from the seed and a position.
  */
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
+import { sha256 } from './sha256.js'
 
 /**
  * Persisted state of the seeded sequence: epoch (0; stores of versions before 0.2 counted world resets) and boot (process starts on this
@@ -99,7 +100,7 @@ export class Ids {
 
   private next(): Buffer {
     const n = this.counter++
-    return createHash('sha256').update(`${this.seed}:${this.epoch}:${this.boot}:${n}`).digest()
+    return sha256(`${this.seed}:${this.epoch}:${this.boot}:${n}`)
   }
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import fc from 'fast-check'
 import { expect, it } from 'vitest'
-import { sha256Hex } from './digest.js'
+import { sha256, sha256Hex } from './sha256.js'
 
 it('[IDEM-001][IDEM-002] gives (for request fingerprints) the SHA-256 of text (as UTF-8) and of bytes that a Hash object gives', () => {
   fc.assert(
@@ -12,5 +12,14 @@ it('[IDEM-001][IDEM-002] gives (for request fingerprints) the SHA-256 of text (a
       },
     ),
     { numRuns: 100 },
+  )
+})
+
+it('[IDEM-001][IDEM-002] gives the 32 bytes of the same digest', () => {
+  fc.assert(
+    fc.property(fc.string({ maxLength: 300 }), (text) => {
+      expect(sha256(text).equals(createHash('sha256').update(text).digest())).toBe(true)
+    }),
+    { numRuns: 50 },
   )
 })
