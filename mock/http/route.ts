@@ -160,16 +160,15 @@ export function route<O extends OperationId>(
 }
 
 function render(c: Context<Env>, reply: AnyReply | StoredReply): Response {
-  if ('json' in reply)
-    return answer(c, reply.json, reply.status, { 'Content-Type': 'application/json' })
-  return answer(c, JSON.stringify(reply.body), reply.status, {
+  const json = 'json' in reply ? reply.json : JSON.stringify(reply.body)
+  return answer(c, json, reply.status, {
     'Content-Type': 'application/json',
     ...reply.headers,
   })
 }
 
-/** A reply whose body is already JSON text (a stored receipt's): sent as it is. */
-type StoredReply = { status: AnyReply['status']; json: string }
+/** A reply whose body is already JSON text (a receipt's, stored or just kept): sent as it is. */
+type StoredReply = { status: AnyReply['status']; json: string; headers?: Record<string, string> }
 
 /** IDEM rules: the stored receipt's answer (a replay), 409 IDEMPOTENCY_CONFLICT, or undefined if none. */
 function answerFromReceipt(
@@ -219,6 +218,8 @@ function idempotent(
         throw new Error(`the handler of idempotent ${op.operationId} must be synchronous`)
       if (reply instanceof Response)
         throw new Error(`the handler of idempotent ${op.operationId} must return a Reply`)
+      // The body is serialised once: the receipt keeps the text the answer sends.
+      const json = JSON.stringify(reply.body)
       putIdempotency(db, {
         project_id: projectId,
         key,
@@ -226,12 +227,12 @@ function idempotent(
         path: c.req.path,
         fingerprint,
         status: reply.status,
-        body_json: JSON.stringify(reply.body),
+        body_json: json,
         created_at: nowMs,
         expires_at: expiresAt,
         execution_ref: reply.execution ?? null,
       })
-      return reply
+      return { status: reply.status, json, headers: reply.headers }
     }),
   )
 }
