@@ -9,7 +9,17 @@
  *   webhook signing secrets, anything that grants access) and request ids. Neither draws from the seeded
  *   sequence, so no response reveals a position in it and no token follows from the seed and a position.
  */
+import * as crypto from 'node:crypto'
 import { createHash, randomBytes } from 'node:crypto'
+
+/**
+ * SHA-256 of a string: node:crypto's one-shot hash() where this Node has it (20.12 and later; about twice as
+ * fast as a Hash object per id), else createHash. The same digest either way, so the same ids.
+ */
+const sha256: (data: string) => Buffer =
+  typeof crypto.hash === 'function'
+    ? (data) => crypto.hash('sha256', data, 'buffer')
+    : (data) => createHash('sha256').update(data).digest()
 
 /**
  * Persisted state of the seeded sequence: epoch (0; stores of versions before 0.2 counted world resets) and boot (process starts on this
@@ -99,7 +109,7 @@ export class Ids {
 
   private next(): Buffer {
     const n = this.counter++
-    return createHash('sha256').update(`${this.seed}:${this.epoch}:${this.boot}:${n}`).digest()
+    return sha256(`${this.seed}:${this.epoch}:${this.boot}:${n}`)
   }
 }
 
