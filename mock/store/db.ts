@@ -149,9 +149,10 @@ function migrate(raw: Database.Database, schemaDir: string): void {
  * re-read.
  */
 class WriteGenerations {
-  private readonly generations = new Map<string, number>()
+  /** Each table's generation, in a cell of its own: a write bumps its cells without a lookup by name. */
+  private readonly generations = new Map<string, { n: number }>()
   /** Bumped by writes that may touch any table. */
-  private all = 0
+  private readonly all = { n: 0 }
   /** For each table, the tables whose foreign keys reference it (directly or through others). */
   private readonly dependents = new Map<string, string[]>()
 
@@ -191,9 +192,20 @@ class WriteGenerations {
     }
   }
 
-  version(tables: readonly string[]): number {
-    let v = this.all
-    for (const t of tables) v += this.generations.get(t) ?? 0
+  /** The generation cell of a table (made on first use). */
+  cell(table: string): { n: number } {
+    let c = this.generations.get(table)
+    if (!c) {
+      c = { n: 0 }
+      this.generations.set(table, c)
+    }
+    return c
+  }
+
+  /** The version of a set of tables, given their cells (cell()): unchanged while none of them is written. */
+  version(cells: readonly { n: number }[]): number {
+    let v = this.all.n
+    for (const c of cells) v += c.n
     return v
   }
 
@@ -204,22 +216,17 @@ class WriteGenerations {
         sql,
       )
     const touched = m ? this.dependents.get(m[1]!) : undefined
-    const bump = touched
-      ? () => {
-          for (const t of touched) this.generations.set(t, (this.generations.get(t) ?? 0) + 1)
-        }
-      : () => {
-          this.all++
-        }
+    // The cells this statement bumps: its table's and those of the tables whose rows a delete may cascade to.
+    const cells = touched ? touched.map((t) => this.cell(t)) : [this.all]
     const target = s as unknown as Record<
       'run' | 'get' | 'all' | 'iterate',
       (...a: unknown[]) => unknown
     >
     for (const method of ['run', 'get', 'all', 'iterate'] as const) {
-      const call = target[method].bind(s)
+      const call = target[method]
       target[method] = (...args: unknown[]) => {
-        bump()
-        return call(...args)
+        for (const c of cells) c.n++
+        return call.apply(s, args)
       }
     }
   }
@@ -235,7 +242,7 @@ export function tablesRead(sql: string): string[] {
 
 function readCache(db: Db, sql: string, writes: WriteGenerations): CachedRead {
   if (!/^\s*SELECT\b/i.test(sql)) throw new Error(`Db.cached takes a SELECT: ${sql}`)
-  const tables = tablesRead(sql)
+  const tables = tablesRead(sql).map((t) => writes.cell(t))
   type Entry = {
     version: number
     rows: readonly unknown[]
