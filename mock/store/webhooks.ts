@@ -79,6 +79,16 @@ export function getEndpoint(db: Db, id: string): EndpointRecord | undefined {
   return row && toEndpoint(row)
 }
 
+/** What an attempt needs of its endpoint (status, address, current secret): no JSON to parse, no record to map. */
+export function endpointForSend(
+  db: Db,
+  id: string,
+): Pick<EndpointRecord, 'status' | 'url' | 'secret'> | undefined {
+  return db.stmt('SELECT status, url, secret FROM webhook_endpoints WHERE id = ?').get(id) as
+    | Pick<EndpointRecord, 'status' | 'url' | 'secret'>
+    | undefined
+}
+
 /** The endpoints of a Project that are not deleted, in registration order. */
 export function activeEndpoints(db: Db, projectId: string): EndpointRecord[] {
   return (

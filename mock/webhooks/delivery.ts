@@ -19,8 +19,8 @@ import { signatureHeader } from './signer.js'
 import {
   activeEndpoints,
   attemptsOf,
+  endpointForSend,
   getDelivery,
-  getEndpoint,
   insertAttempt,
   insertDelivery,
   saveDelivery,
@@ -150,7 +150,7 @@ function attemptHandler(payload: AttemptPayload, ctx: TimerContext): SideEffect 
   const { db, scheduler } = deps
   const d = getDelivery(db, payload.delivery_id)
   if (!d || d.status !== 'PENDING') return
-  const endpoint = getEndpoint(db, d.endpoint_id)
+  const endpoint = endpointForSend(db, d.endpoint_id)
   if (!endpoint || endpoint.status !== 'ACTIVE') {
     saveDelivery(db, { ...d, status: 'CANCELED', next_attempt_at: null, next_timer_id: null })
     return
