@@ -85,8 +85,7 @@ export function endpointForSend(
   id: string,
 ): Pick<EndpointRecord, 'status' | 'url' | 'secret'> | undefined {
   return db.stmt('SELECT status, url, secret FROM webhook_endpoints WHERE id = ?').get(id) as
-    | Pick<EndpointRecord, 'status' | 'url' | 'secret'>
-    | undefined
+    Pick<EndpointRecord, 'status' | 'url' | 'secret'> | undefined
 }
 
 /** The endpoints of a Project that are not deleted, in registration order. */
