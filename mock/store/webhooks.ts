@@ -79,6 +79,15 @@ export function getEndpoint(db: Db, id: string): EndpointRecord | undefined {
   return row && toEndpoint(row)
 }
 
+/** What an attempt needs of its endpoint (status, address, current secret): no JSON to parse, no record to map. */
+export function endpointForSend(
+  db: Db,
+  id: string,
+): Pick<EndpointRecord, 'status' | 'url' | 'secret'> | undefined {
+  return db.stmt('SELECT status, url, secret FROM webhook_endpoints WHERE id = ?').get(id) as
+    Pick<EndpointRecord, 'status' | 'url' | 'secret'> | undefined
+}
+
 /** The endpoints of a Project that are not deleted, in registration order. */
 export function activeEndpoints(db: Db, projectId: string): EndpointRecord[] {
   return (
@@ -135,6 +144,37 @@ export function saveDelivery(db: Db, d: DeliveryRecord): void {
        next_attempt_at = @next_attempt_at, next_timer_id = @next_timer_id,
        last_http_status = @last_http_status, last_error_code = @last_error_code WHERE id = @id`,
   ).run(d)
+}
+
+/**
+ * An attempt's outcome on its delivery in one statement, when the delivery still stands where that attempt
+ * left it: PENDING, `attempts` unchanged and its next timer the one the attempt scheduled. The last status and
+ * error are set; when the attempt was the last or succeeded (`final_status` given) the delivery takes that
+ * status, with no next attempt. False when no row matched (gone, canceled, a newer attempt or another timer):
+ * the caller then reads the delivery and decides.
+ */
+export function settleAttempt(
+  db: Db,
+  a: {
+    id: string
+    attempt: number
+    timer_id: string
+    http_status: number | null
+    error_code: string | null
+    final_status: 'SUCCEEDED' | 'FAILED' | null
+  },
+): boolean {
+  return (
+    db
+      .stmt(
+        `UPDATE webhook_deliveries SET last_http_status = @http_status, last_error_code = @error_code,
+           status = COALESCE(@final_status, status),
+           next_attempt_at = CASE WHEN @final_status IS NULL THEN next_attempt_at END,
+           next_timer_id = CASE WHEN @final_status IS NULL THEN next_timer_id END
+         WHERE id = @id AND attempts = @attempt AND status = 'PENDING' AND next_timer_id = @timer_id`,
+      )
+      .run(a).changes === 1
+  )
 }
 
 export function getDelivery(db: Db, id: string): DeliveryRecord | undefined {

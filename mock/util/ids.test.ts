@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { Ids, memoryIdsStore } from './ids.js'
 
@@ -75,5 +76,17 @@ describe('ids', () => {
     expect(Array.from({ length: 50 }, () => ids.uuid())).toEqual(first)
     ids.reset()
     expect(ids.uuid()).toBe(first[0])
+  })
+
+  it('derives the n-th id of a seed from SHA-256 of "seed:epoch:boot:n" (the same ids on every Node version)', () => {
+    const ids = new Ids(memoryIdsStore(), 'fixed-seed')
+    const expected = (n: number) => {
+      const b = createHash('sha256').update(`fixed-seed:0:0:${n}`).digest()
+      b[6] = (b[6]! & 0x0f) | 0x40
+      b[8] = (b[8]! & 0x3f) | 0x80
+      const h = b.subarray(0, 16).toString('hex')
+      return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`
+    }
+    expect([ids.uuid(), ids.uuid(), ids.uuid()]).toEqual([expected(0), expected(1), expected(2)])
   })
 })

@@ -4,6 +4,7 @@
  * attempt (the retry schedule and outcomes of WHN-021 stay exact). Counts only: connections opened and
  * requests received, never a timing.
  */
+import { getEventListeners, setMaxListeners } from 'node:events'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -11,6 +12,7 @@ import { createMock, type Mock } from '../index.js'
 import { appendTurnOutcome, managedProject } from '../events/test-events.js'
 import { WebhookConnections } from './connections.js'
 import { MAX_ATTEMPTS } from './delivery.js'
+import { sendNotification } from './sender.js'
 
 /** How a receiver treats a request, given how many requests its connection carried before it. */
 type Behaviour = (req: IncomingMessage, res: ServerResponse, before: number) => void
@@ -148,6 +150,45 @@ describe('kept-alive webhook connections', () => {
       expect(name('93.184.216.34/4')).toBe(name('93.184.216.34/4'))
       expect(name('93.184.216.34/4')).not.toBe(name('93.184.216.35/4'))
       expect(name('93.184.216.34/4')).not.toBe(name('93.184.216.34/4,2606:2800::1/6'))
+    }
+  })
+})
+
+describe("the pool's shared abort signal (one per reset, not one per send)", () => {
+  it('keeps no listener of a send once the send is over, and still aborts a send in flight', async () => {
+    const answering = new CountingReceiver((_req, res) => res.writeHead(500).end())
+    const silent = new CountingReceiver(() => undefined)
+    for (const r of [answering, silent]) {
+      await r.start()
+      open.push(r)
+    }
+    const connections = new WebhookConnections()
+    const shared = new AbortController()
+    setMaxListeners(0, shared.signal)
+    const send = (url: string) =>
+      sendNotification({
+        url,
+        body: Buffer.from('{}'),
+        headers: { 'Content-Type': 'application/json' },
+        allowInsecure: true,
+        signal: shared.signal,
+        connections,
+      })
+    try {
+      const outcomes = await Promise.all(Array.from({ length: 20 }, () => send(answering.url)))
+      expect(outcomes.every((o) => o.httpStatus === 500)).toBe(true)
+      // Each answer's body is drained before its request closes and lets go of the limit.
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(getEventListeners(shared.signal, 'abort')).toHaveLength(0)
+
+      const inFlight = send(silent.url)
+      while (silent.requests === 0) await new Promise((resolve) => setImmediate(resolve))
+      expect(getEventListeners(shared.signal, 'abort')).toHaveLength(1)
+      shared.abort()
+      expect(await inFlight).toEqual({ ok: false, httpStatus: null, errorCode: 'TIMEOUT' })
+      expect(getEventListeners(shared.signal, 'abort')).toHaveLength(0)
+    } finally {
+      connections.destroy()
     }
   })
 })

@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { appendEvent, type EventRecord } from '../events/log.js'
 import { createMock, type Mock } from '../index.js'
 import { verifySignature } from './kit/verify.js'
-import { RETRY_OFFSETS_S } from './delivery.js'
+import { MAX_ATTEMPTS, RETRY_OFFSETS_S } from './delivery.js'
 import { sendNotification } from './sender.js'
 
 type Received = { headers: IncomingMessage['headers']; raw: Buffer; url: string }
@@ -283,6 +283,35 @@ describe('webhook delivery', () => {
     expect(d.history).toHaveLength(7)
     await mock.clock.advance(7 * 24 * 3600)
     expect(receiver.received).toHaveLength(7)
+  })
+
+  it('[WHN-021] records each sent attempt in a bounded number of statements (the outcome without a second read)', async () => {
+    const { mock, register, emit, deliveries } = await setup()
+    await register()
+    receiver.respond = (_req, res) => res.writeHead(500).end()
+    emit({ type: 'turn.failed', status: 'FAILED' })
+    // Counts every statement run through the store from the first attempt to the last outcome.
+    const counts = new Map<string, number>()
+    const db = mock.deps.db as { stmt: (sql: string) => unknown }
+    const stmt = db.stmt.bind(db)
+    db.stmt = (sql: string) => {
+      counts.set(sql, (counts.get(sql) ?? 0) + 1)
+      return stmt(sql)
+    }
+    await mock.clock.advance(25 * 3600)
+    await mock.webhooks.idle()
+    db.stmt = stmt
+    expect(receiver.received).toHaveLength(MAX_ATTEMPTS)
+    expect((await deliveries('?status=FAILED')).items).toHaveLength(1)
+    const total = [...counts.values()].reduce((a, b) => a + b, 0)
+    const reads = (sql: RegExp) =>
+      [...counts].filter(([k]) => sql.test(k)).reduce((a, [, n]) => a + n, 0)
+    // The attempt's firing reads its delivery once; its outcome is one UPDATE and the attempt's row.
+    expect(reads(/^SELECT \* FROM webhook_deliveries WHERE id = \?$/)).toBe(MAX_ATTEMPTS)
+    // Per attempt about 12: the queue read (twice when the retry waits for the send), the timer's delete, the
+    // clock's time, the delivery and endpoint reads, the next timer (seq and row), the delivery and attempt
+    // writes, then the outcome's UPDATE and attempt row (86 for the 7 attempts; 93 with a read per outcome).
+    expect(total).toBeLessThanOrEqual(13 * MAX_ATTEMPTS)
   })
 
   it('[WHN-025] records a redirect as a failure and does not follow it', async () => {

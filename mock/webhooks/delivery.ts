@@ -19,11 +19,12 @@ import { signatureHeader } from './signer.js'
 import {
   activeEndpoints,
   attemptsOf,
+  endpointForSend,
   getDelivery,
-  getEndpoint,
   insertAttempt,
   insertDelivery,
   saveDelivery,
+  settleAttempt,
   waitingDeliveries,
   type DeliveryRecord,
 } from '../store/webhooks.js'
@@ -149,7 +150,7 @@ function attemptHandler(payload: AttemptPayload, ctx: TimerContext): SideEffect 
   const { db, scheduler } = deps
   const d = getDelivery(db, payload.delivery_id)
   if (!d || d.status !== 'PENDING') return
-  const endpoint = getEndpoint(db, d.endpoint_id)
+  const endpoint = endpointForSend(db, d.endpoint_id)
   if (!endpoint || endpoint.status !== 'ACTIVE') {
     saveDelivery(db, { ...d, status: 'CANCELED', next_attempt_at: null, next_timer_id: null })
     return
@@ -216,15 +217,48 @@ function attemptHandler(payload: AttemptPayload, ctx: TimerContext): SideEffect 
       })
       // Aborted by a reset (the delivery is gone) or a close (a reopened store settles it by timer).
       if (signal.aborted || !db.raw.open) return
-      db.tx(() => {
-        const current = getDelivery(db, d.id)
-        // A newer attempt has already been recorded (not expected: the next timer waits for this send).
-        if (!current || current.attempts !== attempt) return
-        finish(deps, current, outcome, attempt)
-      })
+      db.tx(() => recordOutcome(deps, inFlight, outcome))
     })
     return Promise.resolve()
   }
+}
+
+/**
+ * Records a sent attempt's outcome (inside a transaction). The usual case in one statement (settleAttempt):
+ * the delivery stands where the attempt left it, so what finish() would read is known. Otherwise (a delivery
+ * gone or changed meanwhile) it is read and finish() decides, as for any other outcome.
+ */
+function recordOutcome(deps: Deps, inFlight: DeliveryRecord, outcome: AttemptOutcome): void {
+  const { db } = deps
+  const attempt = inFlight.attempts
+  const timerId = inFlight.next_timer_id
+  const final = outcome.ok || attempt >= MAX_ATTEMPTS
+  const settled =
+    timerId !== null &&
+    settleAttempt(db, {
+      id: inFlight.id,
+      attempt,
+      timer_id: timerId,
+      http_status: outcome.httpStatus,
+      error_code: outcome.errorCode,
+      final_status: final ? (outcome.ok ? 'SUCCEEDED' : 'FAILED') : null,
+    })
+  if (!settled) {
+    const current = getDelivery(db, inFlight.id)
+    // A newer attempt has already been recorded (not expected: the next timer waits for this send).
+    if (!current || current.attempts !== attempt) return
+    finish(deps, current, outcome, attempt)
+    return
+  }
+  insertAttempt(db, {
+    delivery_id: inFlight.id,
+    attempt,
+    attempted_at: inFlight.last_attempt_at ?? deps.clock.nowMs(),
+    http_status: outcome.httpStatus,
+    error_code: outcome.errorCode,
+  })
+  // The delivery took its final status: its pending retry or safety timer goes, as in finish().
+  if (final) deps.scheduler.cancel(timerId)
 }
 
 /** Records an attempt's outcome: SUCCEEDED, FAILED after the last attempt, else PENDING with its retry kept. */

@@ -10,6 +10,7 @@
  * delivery's send before firing that delivery's next timer (retry or outcome safety timer), since what that
  * timer does depends on the outcome. One pool per mock instance (deps.deliveries, mock/wiring.ts).
  */
+import { setMaxListeners } from 'node:events'
 import type { Log } from '../util/log.js'
 import { WebhookConnections } from './connections.js'
 
@@ -18,17 +19,35 @@ export const DEFAULT_SEND_CONCURRENCY = 32
 /** Sends in flight at once for one Project: the endpoint limit, so one event's fan-out never waits on itself. */
 export const DEFAULT_SENDS_PER_PROJECT = 10
 
-/** One send: performs the POST and records its outcome; `signal` aborts it (reset, close). Never throws. */
+/**
+ * One send: performs the POST and records its outcome; `signal` aborts it (reset, close). Never throws. The
+ * signal is shared by every send started since the last abortAll() (one AbortController per generation, not
+ * one per send): a task that listens to it removes its listener when it ends.
+ */
 export type SendTask = (signal: AbortSignal) => Promise<void>
 
 type Job = { seq: number; group: string; task: SendTask; finish: () => void }
+
+/**
+ * The controller of one generation of sends. Every running send listens to its signal (up to `limit` at once,
+ * plus sends draining an answer after their slot was freed), so Node's leak warning at 11 listeners would be
+ * a false alarm; each send removes its listener when it ends (sender.ts, tested in connections.test.ts).
+ */
+function newGeneration(): AbortController {
+  const controller = new AbortController()
+  setMaxListeners(0, controller.signal)
+  return controller
+}
 
 export class DeliveryPool {
   /** Waiting sends per group, each queue in arrival order (a group at its bound is passed over whole). */
   private readonly waiting = new Map<string, Job[]>()
   private waitingCount = 0
   private nextSeq = 0
-  private readonly running = new Set<AbortController>()
+  /** Sends running now. */
+  private running = 0
+  /** Aborted (and replaced) by abortAll(): the signal of every send started since the last one. */
+  private generation = newGeneration()
   private readonly runningPerGroup = new Map<string, number>()
   private readonly byKey = new Map<string, Promise<void>>()
   private idleWaiters: (() => void)[] = []
@@ -79,7 +98,7 @@ export class DeliveryPool {
 
   /** Sends running now. */
   get active(): number {
-    return this.running.size
+    return this.running
   }
 
   /** The groups (Projects) with a send running now (the client referee, WHN-020). */
@@ -94,7 +113,7 @@ export class DeliveryPool {
 
   /** Resolves once no send is running or waiting (each ends within the send limit). */
   idle(): Promise<void> {
-    if (this.running.size === 0 && this.waitingCount === 0) return Promise.resolve()
+    if (this.running === 0 && this.waitingCount === 0) return Promise.resolve()
     return new Promise((resolve) => this.idleWaiters.push(resolve))
   }
 
@@ -108,7 +127,8 @@ export class DeliveryPool {
     this.waiting.clear()
     this.waitingCount = 0
     for (const job of dropped) job.finish()
-    for (const controller of this.running) controller.abort()
+    this.generation.abort()
+    this.generation = newGeneration()
     this.connections.destroy()
     this.checkIdle()
   }
@@ -119,7 +139,7 @@ export class DeliveryPool {
    * the number of sends waiting.
    */
   private pump(): void {
-    while (this.running.size < this.limit) {
+    while (this.running < this.limit) {
       const job = this.oldestStartable()
       if (!job) return
       this.start(job)
@@ -143,17 +163,16 @@ export class DeliveryPool {
     if (queue.length === 0) this.waiting.delete(job.group)
     this.waitingCount -= 1
     this.runningPerGroup.set(job.group, (this.runningPerGroup.get(job.group) ?? 0) + 1)
-    const controller = new AbortController()
-    this.running.add(controller)
+    this.running += 1
     void job
-      .task(controller.signal)
+      .task(this.generation.signal)
       .catch((error: unknown) =>
         this.log.error('webhook send failed', {
           error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
         }),
       )
       .finally(() => {
-        this.running.delete(controller)
+        this.running -= 1
         const left = (this.runningPerGroup.get(job.group) ?? 1) - 1
         if (left > 0) this.runningPerGroup.set(job.group, left)
         else this.runningPerGroup.delete(job.group)
@@ -164,7 +183,7 @@ export class DeliveryPool {
   }
 
   private checkIdle(): void {
-    if (this.running.size > 0 || this.waitingCount > 0) return
+    if (this.running > 0 || this.waitingCount > 0) return
     const waiters = this.idleWaiters
     this.idleWaiters = []
     for (const w of waiters) w()

@@ -119,22 +119,29 @@ function raceAbort<T>(promise: Promise<T>, limit: SendLimit): Promise<T> {
  * The send limit (WHN-027) and the caller's abort (reset, close) as one flag and one watcher: the step under
  * way (the DNS lookup, then each request in turn) watches it and gives up when it expires. One plain wall timer
  * per send and no AbortController of its own: AbortSignal.timeout with AbortSignal.any, and http's `signal`
- * option, cost every send weak references, finalizers and end-of-stream watchers. Like AbortSignal.timeout,
- * the timer does not hold the process and simply runs out.
+ * option, cost every send weak references, finalizers and end-of-stream watchers. The caller's signal may be
+ * shared by many sends (the pool's, one per reset): once the send is over and no step watches any more (a
+ * request is watched until it closes, its answer drained), the timer is cleared and the abort listener removed.
  */
 class SendLimit {
   expired = false
   private watcher: (() => void) | undefined
+  private finished = false
+  private readonly cancelTimer: () => void
 
-  constructor(ms: number, outer: AbortSignal | undefined) {
-    const expire = () => {
-      if (this.expired) return
-      this.expired = true
-      this.watcher?.()
-    }
-    wallTimeout(ms, expire)
-    if (outer?.aborted) expire()
-    else outer?.addEventListener('abort', expire, { once: true })
+  constructor(
+    ms: number,
+    private readonly outer: AbortSignal | undefined,
+  ) {
+    this.cancelTimer = wallTimeout(ms, this.expire)
+    if (outer?.aborted) this.expire()
+    else outer?.addEventListener('abort', this.expire, { once: true })
+  }
+
+  private readonly expire = (): void => {
+    if (this.expired) return
+    this.expired = true
+    this.watcher?.()
   }
 
   /** The step under way: fn runs (once) if the limit expires while it watches. */
@@ -146,12 +153,33 @@ class SendLimit {
   /** The step is over; a later step's watcher is left alone. */
   unwatch(fn: () => void): void {
     if (this.watcher === fn) this.watcher = undefined
+    this.release()
+  }
+
+  /** The send has its outcome; the limit stays on a request still draining its answer until that closes. */
+  finish(): void {
+    this.finished = true
+    this.release()
+  }
+
+  private release(): void {
+    if (!this.finished || this.watcher) return
+    this.cancelTimer()
+    this.outer?.removeEventListener('abort', this.expire)
   }
 }
 
 /** Sends one notification and reports the outcome; never throws. */
 export async function sendNotification(input: SendInput): Promise<AttemptOutcome> {
   const limit = new SendLimit(input.timeoutMs ?? SEND_TIMEOUT_MS, input.signal)
+  try {
+    return await send(input, limit)
+  } finally {
+    limit.finish()
+  }
+}
+
+async function send(input: SendInput, limit: SendLimit): Promise<AttemptOutcome> {
   let url: URL
   try {
     url = new URL(input.url)

@@ -218,7 +218,7 @@ export function benchmarksMarkdown(r: Results): string {
     lines.push(
       '## Virtual time at scale',
       '',
-      `${v.executions} Turns accepted (${v.accepted} with 202), each with outputs and events, and a webhook endpoint answering 500 to everything (every delivery runs its 7 attempts); then one advance of ${v.virtualDays} virtual days: ${f0(v.wallMs)} ms of wall time, ${v.timersFired} timers fired (${f0(v.timersPerS)} per second), ${v.webhookAttempts} webhook attempts received.`,
+      `${v.executions} Turns accepted (${v.accepted} with 202), each with outputs and events, and a webhook endpoint answering 500 to everything (every delivery runs its 7 attempts), served by a receiver in a process of its own on 127.0.0.1 (scripts/bench/failing-receiver.mjs, as an integrator's receiver is another process; earlier runs of this bench had it in the mock's process, where its request handling counted in the mock's time, so their figures are not comparable); then one advance of ${v.virtualDays} virtual days, the mock in process (createMock): ${f0(v.wallMs)} ms of wall time, ${v.timersFired} timers fired (${f0(v.timersPerS)} per second), ${v.webhookAttempts} webhook attempts received.`,
       '',
     )
   }

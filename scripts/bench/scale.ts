@@ -3,11 +3,12 @@
  * cost (createMock + close, reset), and the store-size server (store-server.ts) measured over HTTP. Wall time
  * is read here, in a script: the mock itself never reads it outside mock/clock/.
  */
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { fork, type ChildProcess } from 'node:child_process'
+import { join } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { createMock, type Mock } from '../../mock/index.js'
+import { ROOT } from './targets.js'
 import { DEPLOYMENT, JSON_AUTH, SESSION_BODY } from './world.js'
 
 const ms = (since: bigint) => Number(process.hrtime.bigint() - since) / 1e6
@@ -50,22 +51,24 @@ export type VirtualTimeResult = {
   webhookAttempts: number
 }
 
+/** The next message of a child process (fork's IPC channel). */
+const message = <T>(child: ChildProcess): Promise<T> =>
+  new Promise((resolve, reject) => {
+    child.once('message', (m) => resolve(m as T))
+    child.once('exit', (code) => reject(new Error(`receiver exited (${code})`)))
+  })
+
 /**
  * 30 virtual days of a busy Project: `executions` Turns accepted at once (outputs, events), a webhook endpoint
- * that answers 500 to everything so every delivery runs its 7 attempts, then one advance of 30 days.
+ * that answers 500 to everything so every delivery runs its 7 attempts, then one advance of 30 days. The
+ * receiver runs in a process of its own (failing-receiver.mjs), as an integrator's does: the wall time is the
+ * mock's work and the round trips, not the receiver's request handling on the mock's thread.
  */
 export async function virtualTime(world: string, executions: number): Promise<VirtualTimeResult> {
-  let attempts = 0
-  const receiver = createServer((req, res) => {
-    req.resume()
-    req.on('end', () => {
-      attempts++
-      res.writeHead(500).end()
-    })
-  })
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
+  const receiver = fork(join(ROOT, 'scripts/bench/failing-receiver.mjs'), [], { stdio: 'inherit' })
   const mock = await createMock({ fixtures: world, allowInsecureWebhooks: true, rateLimits: false })
   try {
+    const { port } = await message<{ port: number }>(receiver)
     const project = mock.fixtures().projects[0]!
     const hook = await mock.app.request(`/api/runtime/projects/${project.id}/webhooks`, {
       method: 'POST',
@@ -73,9 +76,7 @@ export async function virtualTime(world: string, executions: number): Promise<Vi
         Authorization: `Bearer ${project.owner_token}`,
         'Content-Type': 'application/json',
       },
-      body: JSON.stringify({
-        url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
-      }),
+      body: JSON.stringify({ url: `http://127.0.0.1:${port}/hook` }),
     })
     if (hook.status !== 201)
       throw new Error(`webhook endpoint: ${hook.status} ${await hook.text()}`)
@@ -85,6 +86,8 @@ export async function virtualTime(world: string, executions: number): Promise<Vi
     const { fired } = await mock.deps.scheduler.advanceBy(days * 86_400_000)
     await mock.webhooks.idle()
     const wallMs = ms(start)
+    receiver.send('count')
+    const { attempts } = await message<{ attempts: number }>(receiver)
     return {
       executions,
       accepted,
@@ -96,7 +99,7 @@ export async function virtualTime(world: string, executions: number): Promise<Vi
     }
   } finally {
     mock.close()
-    receiver.close()
+    receiver.disconnect()
   }
 }
 
