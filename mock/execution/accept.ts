@@ -283,7 +283,7 @@ const schemaProblems = (errors: ErrorObject[] | null | undefined) =>
 
 /** The Run's limits: the request's values over the workflow's (then the document's) defaults. */
 function runLimits(w: Workflow, requested: Partial<WorkflowLimits> = {}): WorkflowLimits {
-  const defaults = { ...DOCUMENT_RUN_LIMITS, ...w.limits }
+  const defaults = Object.assign({}, DOCUMENT_RUN_LIMITS, w.limits)
   // Assumed: a workflow's own limits are also caps; a request above them is refused like one above the
   // document's caps (LIMIT_OUT_OF_RANGE), never lowered silently.
   const over = (Object.keys(requested) as (keyof WorkflowLimits)[]).filter(
@@ -297,7 +297,7 @@ function runLimits(w: Workflow, requested: Partial<WorkflowLimits> = {}): Workfl
       },
     })
   }
-  return { ...defaults, ...requested }
+  return Object.assign({}, defaults, requested)
 }
 
 /** RUN-036: 403 WORKFLOW_DATA_DENIED when the workflow uses organization data beyond its publication grant. */

@@ -198,7 +198,8 @@ export function produceOutput(
       if (c) return broken(c)
       // DATA-002: contact details in the free text of a result are masked (credentials failed it above).
       const text = maskPublicText(raw)
-      if (textIsInline(text)) return { item: { ...base, type: spec.type, item_id: base.id, text } }
+      if (textIsInline(text))
+        return { item: Object.assign({}, base, { type: spec.type, item_id: base.id, text }) }
       // SIZE-004: larger is delivered as a file (itself at most 10 MiB); the item keeps type TEXT.
       const textBytes = new Uint8Array(Buffer.from(text, 'utf8'))
       const size = fileSizeBreak(textBytes.byteLength)
@@ -210,7 +211,9 @@ export function produceOutput(
         countsAsFile: false,
       })
       if (isBreak(stored)) return { fail: stored }
-      return { item: { ...base, type: spec.type, item_id: base.id, ...fileRef(stored) } }
+      return {
+        item: Object.assign({}, base, { type: spec.type, item_id: base.id }, fileRef(stored)),
+      }
     }
     case 'JSON': {
       const data = dataOf(spec)
@@ -263,7 +266,13 @@ export function produceOutput(
         })
       const c = contractBreak(contract, { key, type: 'URL' }, checkType)
       if (c) return broken(c)
-      return { item: { ...base, type: spec.type, url: spec.url, access: spec.access ?? 'PUBLIC' } }
+      return {
+        item: Object.assign({}, base, {
+          type: spec.type,
+          url: spec.url,
+          access: spec.access ?? 'PUBLIC',
+        }),
+      }
     }
     case 'FILE': {
       const b = fileItemBreak(contract, spec, checkType)
@@ -318,7 +327,7 @@ function failedItem(deps: Deps, base: ItemBase, spec: OutputSpec, b: RuleBreak):
   }
   switch (spec.type) {
     case 'TEXT':
-      return { ...item, type: spec.type, item_id: base.id }
+      return Object.assign({}, item, { type: spec.type, item_id: base.id })
     case 'JSON':
       return {
         ...item,
@@ -339,7 +348,7 @@ function failedItem(deps: Deps, base: ItemBase, spec: OutputSpec, b: RuleBreak):
         sha256: EMPTY_SHA256,
       }
     case 'URL':
-      return { ...item, type: spec.type, access: 'UNKNOWN' }
+      return Object.assign({}, item, { type: spec.type, access: 'UNKNOWN' as const })
   }
 }
 

@@ -125,7 +125,7 @@ export function insertDelivery(db: Db, d: Omit<DeliveryRecord, 'seq'>): Delivery
   const { next } = db
     .stmt('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM webhook_deliveries')
     .get() as { next: number }
-  const row = { ...d, seq: next }
+  const row = Object.assign({}, d, { seq: next })
   db.stmt(
     `INSERT INTO webhook_deliveries (id, seq, project_id, endpoint_id, event_id, event_type, body, status,
        attempts, first_attempt_at, last_attempt_at, next_attempt_at, next_timer_id, last_http_status,

@@ -108,7 +108,7 @@ export function buildNotification(event: EventRecord): Notification {
   }
   // status last, as in the document's field table.
   const { status: _placeholder, ...rest } = n
-  return { ...rest, status: statusOf(event) }
+  return Object.assign({}, rest, { status: statusOf(event) })
 }
 
 /** The body bytes of a notification (JSON, UTF-8). */

@@ -200,7 +200,9 @@ async function send(input: SendInput, limit: SendLimit): Promise<AttemptOutcome>
   }
   const options: RequestOptions = {
     method: 'POST',
-    headers: { ...input.headers, 'Content-Length': String(input.body.byteLength) },
+    headers: Object.assign({}, input.headers, {
+      'Content-Length': String(input.body.byteLength),
+    }),
     lookup: pinned,
     // WHN-024: certificate verification is never switched off; a failure is TLS_ERROR.
     rejectUnauthorized: true,
