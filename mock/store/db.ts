@@ -166,13 +166,15 @@ const WRITE_PATTERN =
  * bumped too, which only costs a re-read.
  */
 class WriteGenerations {
-  private readonly generations = new Map<string, number>()
+  /**
+   * Each table's generation and latest bump, in a cell of its own: a statement and a cached read take their
+   * tables' cells once, so a write or a check touches no map.
+   */
+  private readonly cells = new Map<string, WriteCell>()
   /** Bumped by writes that may touch any table. */
-  private all = 0
-  /** Counts every bump; lastWrite holds each table's latest (allAt: the latest bump of every table). */
+  private readonly everything: WriteCell = { n: 0, last: 0 }
+  /** Counts every bump (a cell's `last` is the count at its latest bump). */
   private serial = 0
-  private readonly lastWrite = new Map<string, number>()
-  private allAt = 0
   /** For each table, the tables a write to it may change: itself, through foreign keys and triggers. */
   private readonly dependents = new Map<string, string[]>()
 
@@ -228,16 +230,29 @@ class WriteGenerations {
     return this.serial
   }
 
-  /** True when no write since mark() gave `mark` may have touched any of the tables. */
-  unwrittenSince(tables: readonly string[], mark: number): boolean {
-    if (this.allAt > mark) return false
-    for (const t of tables) if ((this.lastWrite.get(t) ?? 0) > mark) return false
+  /** The cells of some tables (each made on first use). */
+  cellsOf(tables: readonly string[]): WriteCell[] {
+    return tables.map((t) => {
+      let c = this.cells.get(t)
+      if (!c) {
+        c = { n: 0, last: 0 }
+        this.cells.set(t, c)
+      }
+      return c
+    })
+  }
+
+  /** True when no write since mark() gave `mark` may have touched any of the tables (given their cells). */
+  unwrittenSince(cells: readonly WriteCell[], mark: number): boolean {
+    if (this.everything.last > mark) return false
+    for (const c of cells) if (c.last > mark) return false
     return true
   }
 
-  version(tables: readonly string[]): number {
-    let v = this.all
-    for (const t of tables) v += this.generations.get(t) ?? 0
+  /** The version of some tables (given their cells): unchanged while none of them is written. */
+  version(cells: readonly WriteCell[]): number {
+    let v = this.everything.n
+    for (const c of cells) v += c.n
     return v
   }
 
@@ -245,18 +260,14 @@ class WriteGenerations {
   track(s: Statement, sql: string): void {
     const m = new RegExp(`^\\s*${WRITE_PATTERN.source}`, 'i').exec(sql)
     const touched = m ? this.dependents.get(m[1]!) : undefined
-    const bump = touched
-      ? () => {
-          const serial = ++this.serial
-          for (const t of touched) {
-            this.generations.set(t, (this.generations.get(t) ?? 0) + 1)
-            this.lastWrite.set(t, serial)
-          }
-        }
-      : () => {
-          this.all++
-          this.allAt = ++this.serial
-        }
+    const cells = touched ? this.cellsOf(touched) : [this.everything]
+    const bump = () => {
+      const serial = ++this.serial
+      for (const c of cells) {
+        c.n++
+        c.last = serial
+      }
+    }
     const target = s as unknown as Record<
       'run' | 'get' | 'all' | 'iterate',
       (...a: unknown[]) => unknown
@@ -271,6 +282,9 @@ class WriteGenerations {
   }
 }
 
+/** One table's write generation and the serial of its latest bump (WriteGenerations). */
+type WriteCell = { n: number; last: number }
+
 /** At most this many parameter lists are kept per cached SQL (then the cache of that SQL starts over). */
 const CACHED_PARAMS = 256
 
@@ -284,7 +298,7 @@ type OpenTx = { active: boolean; mark: number }
 
 function readCache(db: Db, sql: string, writes: WriteGenerations, open: OpenTx): CachedRead {
   if (!/^\s*SELECT\b/i.test(sql)) throw new Error(`Db.cached takes a SELECT: ${sql}`)
-  const tables = tablesRead(sql)
+  const cells = writes.cellsOf(tablesRead(sql))
   type Entry = {
     version: number
     rows: readonly unknown[]
@@ -305,10 +319,10 @@ function readCache(db: Db, sql: string, writes: WriteGenerations, open: OpenTx):
    */
   const entry = (params: Param[]): Entry | undefined => {
     const key = params.length === 1 ? String(params[0]) : params.join('\u0000')
-    const version = writes.version(tables)
+    const version = writes.version(cells)
     const hit = kept.get(key)
     if (hit && hit.version === version) return hit
-    if (db.raw.inTransaction && !(open.active && writes.unwrittenSince(tables, open.mark)))
+    if (db.raw.inTransaction && !(open.active && writes.unwrittenSince(cells, open.mark)))
       return undefined
     if (seen.get(key) !== version) {
       if (seen.size >= CACHED_PARAMS) seen.clear()
