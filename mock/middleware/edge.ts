@@ -15,7 +15,7 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import type { Deps, Env } from '../deps.js'
 import { ConnectionDropped, errorResponse } from '../errors.js'
-import { buildsOwnAnswers } from '../util/answer.js'
+import { buildsOwnAnswers, completeAnswer } from '../util/answer.js'
 import { faults } from './faults.js'
 import { forwardCompat } from './forward-compat.js'
 import { framer } from './frame.js'
@@ -125,9 +125,6 @@ async function dropped(
 function framed(c: Context<Env>, res: Response): Response {
   if (res === c.var.builtAnswer) return res
   keep(c, res)
-  const headers = c.var.answerHeaders!
-  // c.res.headers of a lightweight response is read without building the full Response.
-  const has = c.res.headers
-  for (const name in headers) if (!has.has(name)) c.header(name, headers[name])
+  completeAnswer(c)
   return c.res
 }

@@ -55,7 +55,13 @@ export async function withAnswerHeaders(
   if (!own) for (const name in headers) c.header(name, headers[name])
   await next()
   if (own && c.res === c.var.builtAnswer) return
+  completeAnswer(c)
+}
+
+/** Adds to the answer (c.res) each of the request's answer headers it lacks: one answer() did not build. */
+export function completeAnswer(c: Context<Env>): void {
+  const headers = headersOf(c)
   // c.res.headers of a lightweight response is read without building the full Response.
-  const res = c.res.headers
-  for (const name in headers) if (!res.has(name)) c.header(name, headers[name])
+  const has = c.res.headers
+  for (const name in headers) if (!has.has(name)) c.header(name, headers[name])
 }
