@@ -16,6 +16,7 @@ import { ApiError } from '../errors.js'
 import { authenticateApiKey, requireScopes } from '../middleware/api-key.js'
 import type { Guard } from '../middleware/guard.js'
 import { answer, answerHeader } from '../util/answer.js'
+import { Recent } from '../util/recent.js'
 import { authenticateOwner } from '../middleware/owner-token.js'
 import { rateLimit } from '../middleware/rate-limit.js'
 import { readBody } from '../middleware/request-body.js'
@@ -109,7 +110,7 @@ export function route<O extends OperationId>(
    * fingerprint is made of is a function of the text (parsing and validation are deterministic), so the same
    * path and text have the same fingerprint.
    */
-  const fingerprints = new Map<string, string>()
+  const fingerprints = new Recent<string>(KEPT_FINGERPRINTS)
   const fingerprintOf = (c: Context<Env>, input: RequestInput): string => {
     const make = () =>
       requestFingerprint({
@@ -120,15 +121,7 @@ export function route<O extends OperationId>(
       })
     const text = input.text
     if (text === undefined || input.upload || text.length > MAX_KEPT_TEXT) return make()
-    const key = `${c.req.path}\n${text}`
-    let fingerprint = fingerprints.get(key)
-    if (fingerprint === undefined) {
-      fingerprint = make()
-      if (fingerprints.size >= KEPT_FINGERPRINTS)
-        fingerprints.delete(fingerprints.keys().next().value!)
-      fingerprints.set(key, fingerprint)
-    }
-    return fingerprint
+    return fingerprints.get(`${c.req.path}\n${text}`, make)
   }
   // One handler per operation: its guards are plain calls, awaited only when one must wait (a body), and an
   // answer ready without waiting (a read, a replay) is returned as it is, not in a promise.

@@ -12,6 +12,7 @@ import {
   type Observation,
   type Violation,
 } from './rules.js'
+import { Recent } from '../util/recent.js'
 import { Findings } from './findings.js'
 
 /** Keys remembered at once (the least recently seen is forgotten first). */
@@ -30,18 +31,11 @@ export class Referee {
   private readonly found = new Findings(MAX_VIOLATIONS)
 
   /** Digests of recent request bodies by their text. */
-  private readonly digests = new Map<string, string>()
+  private readonly digests = new Recent<string>(KEPT_DIGESTS)
 
   /** The digest of a request body's text: made by `make`, kept for the next resend of a short text. */
   digestOf(text: string, make: () => string): string {
-    let digest = this.digests.get(text)
-    if (digest !== undefined) return digest
-    digest = make()
-    if (text.length <= MAX_KEPT_TEXT) {
-      if (this.digests.size >= KEPT_DIGESTS) this.digests.delete(this.digests.keys().next().value!)
-      this.digests.set(text, digest)
-    }
-    return digest
+    return text.length <= MAX_KEPT_TEXT ? this.digests.get(text, make) : make()
   }
 
   /** Judges one request of a key. */
