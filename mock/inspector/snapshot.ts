@@ -24,12 +24,12 @@ import { attemptsOf, type DeliveryRecord } from '../store/webhooks.js'
 import { listWorkflows } from '../store/workflows.js'
 import { MAX_ATTEMPTS, RETRY_OFFSETS_S } from '../webhooks/delivery.js'
 import { redactScope, redactSecret, safeUrl } from './redact.js'
+import { iso } from '../util/iso.js'
 
 /** Rows of each recent list the state holds. */
 export const RECENT = 200
 
-const iso = (ms: number | null | undefined): string | null =>
-  ms === null || ms === undefined ? null : new Date(ms).toISOString()
+const isoOrNull = (ms: number | null | undefined): string | null => iso(ms ?? null)
 
 /** One Turn or Run as the lists show it. */
 export function executionSummary(e: ExecutionRow) {
@@ -49,10 +49,10 @@ export function executionSummary(e: ExecutionRow) {
     spent_su: e.spent_su,
     max_su: e.max_su,
     usage_status: e.usage_status,
-    created_at: iso(e.created_at),
-    started_at: iso(e.started_at),
-    completed_at: iso(e.completed_at),
-    deadline_at: iso(run?.deadline_at),
+    created_at: isoOrNull(e.created_at),
+    started_at: isoOrNull(e.started_at),
+    completed_at: isoOrNull(e.completed_at),
+    deadline_at: isoOrNull(run?.deadline_at),
   }
 }
 
@@ -61,10 +61,10 @@ export function deliverySummary(deps: Deps, d: DeliveryRecord) {
   const upcoming: string[] = []
   if (d.status === 'PENDING') {
     if (d.first_attempt_at === null) {
-      if (d.next_attempt_at !== null) upcoming.push(iso(d.next_attempt_at)!)
+      if (d.next_attempt_at !== null) upcoming.push(isoOrNull(d.next_attempt_at)!)
     } else {
       for (let n = Math.max(d.attempts, 1); n < MAX_ATTEMPTS; n += 1)
-        upcoming.push(iso(d.first_attempt_at + RETRY_OFFSETS_S[n - 1]! * 1000)!)
+        upcoming.push(isoOrNull(d.first_attempt_at + RETRY_OFFSETS_S[n - 1]! * 1000)!)
     }
   }
   return {
@@ -76,12 +76,12 @@ export function deliverySummary(deps: Deps, d: DeliveryRecord) {
     status: d.status,
     attempts: d.attempts,
     replay_of: d.replay_of,
-    created_at: iso(d.created_at),
-    next_attempt_at: iso(d.next_attempt_at),
+    created_at: isoOrNull(d.created_at),
+    next_attempt_at: isoOrNull(d.next_attempt_at),
     // Each attempt's signature carries the virtual time it was made (Service-Signature t=).
     history: attemptsOf(deps.db, d.id).map((a) => ({
       attempt: a.attempt,
-      signed_at: iso(a.attempted_at),
+      signed_at: isoOrNull(a.attempted_at),
       http_status: a.http_status,
       error_code: a.error_code,
       outcome:
@@ -117,8 +117,8 @@ function rateWindowView(deps: Deps, scope: string, startMs: number, count: numbe
     rate_class: cls,
     count,
     limit: cls === 'accept' || cls === 'read' ? effectiveLimit(cls, override) : null,
-    window_start: iso(startMs),
-    resets_at: iso(startMs + WINDOW_MS),
+    window_start: isoOrNull(startMs),
+    resets_at: isoOrNull(startMs + WINDOW_MS),
     open: nowMs < startMs + WINDOW_MS,
   }
 }
@@ -153,7 +153,7 @@ export function inspectorState(deps: Deps) {
       scopes: k.scopes,
       deployment_ids: k.deployment_ids,
       revoked: k.revoked,
-      expires_at: iso(k.expires_at),
+      expires_at: isoOrNull(k.expires_at),
     })),
     rate_windows: windows.filter((w) => w.project_id === p.id),
     deployments: listDeployments(db, p.id).map((d) => ({
@@ -174,9 +174,9 @@ export function inspectorState(deps: Deps) {
       event_types:
         e.event_types_json === null ? null : (JSON.parse(e.event_types_json) as string[]),
       secret: redactSecret(e.secret),
-      created_at: iso(e.created_at),
-      rotated_at: iso(e.rotated_at),
-      deleted_at: iso(e.deleted_at),
+      created_at: isoOrNull(e.created_at),
+      rotated_at: isoOrNull(e.rotated_at),
+      deleted_at: isoOrNull(e.deleted_at),
     })),
   }))
   const executions = recentExecutions(db, RECENT).map(executionSummary)
@@ -184,7 +184,7 @@ export function inspectorState(deps: Deps) {
   return {
     now: clock.iso(),
     mode: clock.mode,
-    next_timer_at: iso(deps.scheduler.nextDueMs()),
+    next_timer_at: isoOrNull(deps.scheduler.nextDueMs()),
     projects,
     sessions: recentSessions(db, RECENT).map((s) => ({
       id: s.id,
@@ -192,8 +192,8 @@ export function inspectorState(deps: Deps) {
       deployment_id: s.deployment_id,
       status: s.deleted_at === null ? s.status : 'DELETED',
       workflow_run_id: s.workflow_run_id,
-      created_at: iso(s.created_at),
-      last_activity_at: iso(s.last_activity_at),
+      created_at: isoOrNull(s.created_at),
+      last_activity_at: isoOrNull(s.last_activity_at),
     })),
     executions,
     deliveries: recentDeliveries(db, RECENT).map((d) => deliverySummary(deps, d)),

@@ -15,6 +15,7 @@ import { isFutureEventType } from '../domain/forward-compat.js'
 import { getSession } from '../store/executions.js'
 import { MAX_BODY_BYTES, notificationBody, subscribedTypes } from './notification.js'
 import { sendNotification, type AttemptOutcome } from './sender.js'
+import { iso } from '../util/iso.js'
 import { signatureHeader } from './signer.js'
 import {
   activeEndpoints,
@@ -295,8 +296,6 @@ export function cancelWaitingDeliveries(deps: Deps, endpointId: string): number 
   }
   return waiting.length
 }
-
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString())
 
 /** A delivery as the management API shows it: ids, status, counts, times, the fixed code and the number. */
 export function deliveryView(
