@@ -33,9 +33,12 @@ const refuseCompressed = (encoding: string | undefined) => {
  * request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 6.3). Chunked bodies and
  * in-process requests (app.request, fetch) go through Hono's bodyLimit, which counts while it reads.
  */
-/** Whether Node framed the request (served over HTTP by mock/server.ts, which gives the app c.env.incoming). */
-export const framedByNode = (c: Context<Env>): boolean =>
-  (c.env as { incoming?: unknown } | undefined)?.incoming !== undefined
+/** The message Node parsed, for a request served over HTTP (mock/server.ts gives the app c.env.incoming). */
+export const nodeRequest = (c: Context<Env>): { headers: Record<string, unknown> } | undefined =>
+  (c.env as { incoming?: { headers: Record<string, unknown> } } | undefined)?.incoming
+
+/** Whether Node framed the request (served over HTTP). */
+export const framedByNode = (c: Context<Env>): boolean => nodeRequest(c) !== undefined
 
 function limitBody(maxSize: number, onError: (c: Context<Env>) => never): Guard {
   const counted = bodyLimit({ maxSize, onError })

@@ -11,6 +11,7 @@ import { ApiError } from '../errors.js'
 import { delegatedAccessNames } from '../http/operations.js'
 import { lazy } from '../util/memo.js'
 import type { Guard } from './guard.js'
+import { nodeRequest } from './request-body.js'
 
 const delegated = delegatedAccessNames()
 // Compiled on the first X-Correlation-Id seen, not at module load (start-up makes no ajv instance).
@@ -23,9 +24,8 @@ const correlationId = lazy(() =>
  * parsed (names lower-cased): asking @hono/node-server checks the name's syntax on every lookup.
  */
 function carries(c: Context<Env>, name: string): boolean {
-  const incoming = (c.env as { incoming?: { headers?: Record<string, unknown> } } | undefined)
-    ?.incoming
-  if (incoming?.headers) return Object.hasOwn(incoming.headers, name)
+  const incoming = nodeRequest(c)
+  if (incoming) return Object.hasOwn(incoming.headers, name)
   return c.req.header(name) !== undefined
 }
 
