@@ -6,6 +6,7 @@
  * every request: an object per finding, kept until 1,000 newer ones pushed it out, lived just long enough to
  * be copied out of the young generation.
  */
+import { RingSlots } from '../util/ring.js'
 import { violationOf, type Found, type RuleName, type Seen, type Violation } from './rules.js'
 
 /** One of the (at most two) requests of a finding, field by field. */
@@ -51,10 +52,10 @@ export class Findings {
   private readonly sizes: Uint8Array
   private readonly first: RequestSlots
   private readonly second: RequestSlots
-  /** Findings added since the last clear (the slot of finding i is i % capacity). */
-  private added = 0
+  private readonly slots: RingSlots
 
   constructor(readonly capacity: number) {
+    this.slots = new RingSlots(capacity)
     this.rules = new Array<RuleName>(capacity)
     this.keys = new Array<string>(capacity).fill('')
     this.sizes = new Uint8Array(capacity)
@@ -64,14 +65,13 @@ export class Findings {
 
   /** Findings dropped to stay within capacity since the last clear. */
   get dropped(): number {
-    return Math.max(0, this.added - this.capacity)
+    return this.slots.dropped
   }
 
   push(f: Found): void {
     if (f.requests.length < 1 || f.requests.length > 2)
       throw new Error(`a finding names one or two requests, not ${f.requests.length}`)
-    const slot = this.added % this.capacity
-    this.added += 1
+    const slot = this.slots.next()
     this.rules[slot] = f.rule
     this.keys[slot] = f.key
     this.sizes[slot] = f.requests.length
@@ -81,19 +81,15 @@ export class Findings {
 
   /** The findings kept, oldest first, as reported. */
   list(): Violation[] {
-    const kept = Math.min(this.added, this.capacity)
-    const out: Violation[] = []
-    for (let i = this.added - kept; i < this.added; i++) {
-      const slot = i % this.capacity
+    return this.slots.kept().map((slot) => {
       const requests = [this.first.at(slot)]
       if (this.sizes[slot] === 2) requests.push(this.second.at(slot))
-      out.push(violationOf({ rule: this.rules[slot]!, key: this.keys[slot]!, requests }))
-    }
-    return out
+      return violationOf({ rule: this.rules[slot]!, key: this.keys[slot]!, requests })
+    })
   }
 
   clear(): void {
-    this.added = 0
+    this.slots.clear()
     this.keys.fill('')
     this.first.clear()
     this.second.clear()

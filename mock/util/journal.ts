@@ -10,6 +10,8 @@
  * to be copied out of the young generation: most of a busy mock's garbage-collection time.)
  */
 
+import { RingSlots } from './ring.js'
+
 export type JournalEntry = {
   /** 1, 2, ... in arrival order since the instance started (a reset or clear does not restart it). */
   seq: number
@@ -48,14 +50,14 @@ export class RequestJournal {
   private readonly idempotencyKeys: (string | null)[]
   private readonly lastEventIds: (string | null)[]
   private readonly requestIds: string[]
-  /** Entries recorded since the last clear (the slot of entry i is i % capacity). */
-  private recorded = 0
+  private readonly slots: RingSlots
   private nextSeq = 1
 
   /** Told the seq of every entry recorded (the inspector's change feed); set by the composition root. */
   onRecord: ((seq: number) => void) | undefined
 
   constructor(readonly capacity = DEFAULT_JOURNAL_CAPACITY) {
+    this.slots = new RingSlots(capacity)
     this.seqs = new Float64Array(capacity)
     this.statuses = new Uint16Array(capacity)
     this.atMs = new Float64Array(capacity)
@@ -70,13 +72,12 @@ export class RequestJournal {
 
   /** Entries dropped to stay within capacity since the last clear. */
   get dropped(): number {
-    return Math.max(0, this.recorded - this.capacity)
+    return this.slots.dropped
   }
 
   record(r: JournalRecord): void {
-    const slot = this.recorded % this.capacity
+    const slot = this.slots.next()
     const seq = this.nextSeq++
-    this.recorded += 1
     this.seqs[slot] = seq
     this.statuses[slot] = r.status
     this.atMs[slot] = r.atMs
@@ -92,22 +93,17 @@ export class RequestJournal {
 
   /** The entry of a seq, while it is kept. */
   entry(seq: number): JournalEntry | undefined {
-    const first = this.nextSeq - Math.min(this.recorded, this.capacity)
-    if (seq < first || seq >= this.nextSeq) return undefined
-    return this.at((this.recorded - (this.nextSeq - seq)) % this.capacity)
+    const slot = this.slots.back(this.nextSeq - 1 - seq)
+    return slot === undefined ? undefined : this.at(slot)
   }
 
   /** The entries kept, oldest first. */
   list(): readonly JournalEntry[] {
-    const kept = Math.min(this.recorded, this.capacity)
-    const entries: JournalEntry[] = []
-    for (let i = this.recorded - kept; i < this.recorded; i++)
-      entries.push(this.at(i % this.capacity))
-    return entries
+    return this.slots.kept().map((slot) => this.at(slot))
   }
 
   clear(): void {
-    this.recorded = 0
+    this.slots.clear()
     // The strings go with the entries.
     this.paths.fill('')
     this.idempotencyKeys.fill(null)
