@@ -19,20 +19,27 @@ export function retireDeployment(db: Db, id: string, nowIso: string): boolean {
   )
 }
 
-/** Ids of the open executions a key created. */
+/**
+ * Ids of the open executions a key created. A key's executions are of its Project: the search runs over that
+ * Project's open executions (executions_slots), which its slots and waiting cap keep few.
+ */
 export function openExecutionsOfKey(db: Db, key: string): string[] {
   return (
-    db.stmt('SELECT id FROM executions WHERE api_key = ? AND terminal = 0').all(key) as {
-      id: string
-    }[]
+    db
+      .stmt(
+        'SELECT id FROM executions WHERE project_id = (SELECT project_id FROM api_keys WHERE key = @key) AND terminal = 0 AND api_key = @key',
+      )
+      .all({ key }) as { id: string }[]
   ).map((r) => r.id)
 }
 
-/** Ids of the open executions of a Deployment. */
+/** Ids of the open executions of a Deployment, searched among its Project's open executions. */
 export function openExecutionsOfDeployment(db: Db, deploymentId: string): string[] {
   return (
     db
-      .stmt('SELECT id FROM executions WHERE deployment_id = ? AND terminal = 0')
-      .all(deploymentId) as { id: string }[]
+      .stmt(
+        'SELECT id FROM executions WHERE project_id = (SELECT project_id FROM deployments WHERE id = @id) AND terminal = 0 AND deployment_id = @id',
+      )
+      .all({ id: deploymentId }) as { id: string }[]
   ).map((r) => r.id)
 }

@@ -234,14 +234,17 @@ export function saveExecution(db: Db, e: ExecutionRecord): void {
   )
 }
 
-/** Open (not terminal) Runs of a Workflow, oldest first (stopping a workflow cancels them). */
+/**
+ * Open (not terminal) Runs of a Workflow, oldest first (stopping a workflow cancels them), searched among its
+ * Project's open executions.
+ */
 export function openRunsOfWorkflow(db: Db, workflowId: string): ExecutionRecord[] {
   return (
     db
       .stmt(
-        "SELECT * FROM executions WHERE workflow_id = ? AND kind = 'RUN' AND terminal = 0 ORDER BY seq",
+        "SELECT * FROM executions WHERE project_id = (SELECT project_id FROM workflows WHERE id = @id) AND terminal = 0 AND workflow_id = @id AND kind = 'RUN' ORDER BY seq",
       )
-      .all(workflowId) as ExecutionRow[]
+      .all({ id: workflowId }) as ExecutionRow[]
   ).map(toExecution)
 }
 
