@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util'
 import { ENDPOINTS, httpRounds, writeBareRoutes } from './http.js'
 import { benchmarksMarkdown, summaryLine, type Results } from './report.js'
 import { instances, virtualTime } from './scale.js'
-import { startup, storeSize } from './startup.js'
+import { startup, storeSizes } from './startup.js'
 import { sseFanOut, webhookDeliveries } from './streams.js'
 import { ROOT, startBareHono, startMock, startPrism, type Target } from './targets.js'
 import { prepareWorld, writeBenchWorld } from './world.js'
@@ -112,12 +112,13 @@ if (sections.has('virtual-time')) {
   log(`virtual time: ${JSON.stringify(results.virtualTime)}`)
 }
 if (sections.has('store')) {
-  results.storeSize = []
-  for (const n of quick ? [1000, 10_000] : [1000, 10_000, 100_000]) {
-    const row = await storeSize(world, n, quick ? 3 : 5)
-    results.storeSize.push(row)
-    log(`store: ${JSON.stringify(row)}`)
-  }
+  results.storeSize = await storeSizes(
+    world,
+    quick ? [1000, 10_000] : [1000, 10_000, 100_000],
+    { durationS: quick ? 2 : 3, rounds: quick ? 2 : 3 },
+    log,
+  )
+  for (const row of results.storeSize) log(`store: ${JSON.stringify(row)}`)
 }
 if (sections.has('instances')) {
   results.instances = await instances(200)

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process'
 import autocannon from 'autocannon'
-import { freePort, ROOT, rssOf, spawnTarget } from './targets.js'
+import { freePort, ROOT, rssOf, spawnTarget, type Target } from './targets.js'
 import { AUTH } from './world.js'
 
 const ms = (since: bigint) => Number(process.hrtime.bigint() - since) / 1e6
@@ -61,18 +61,26 @@ export type StoreSizeRow = {
   sessions: number
   accepted: number
   fillS: number
+  /** Medians over the interleaved rounds. */
   reqPerS: number
+  meanUs: number
   p50Ms: number
   p99Ms: number
+  cpuUsPerReq: number | undefined
   rssMiB: number | undefined
 }
 
-/** GET Turn latency and resident memory of a mock holding `n` Sessions (a child process per size). */
-export async function storeSize(
-  world: string,
-  n: number,
-  durationS: number,
-): Promise<StoreSizeRow> {
+type StoreServer = {
+  target: Target
+  n: number
+  accepted: number
+  fillS: number
+  url: string
+  turn: string
+}
+
+/** A mock holding `n` Sessions in a child process of its own (store-server.ts), filled and listening. */
+async function storeServer(world: string, n: number): Promise<StoreServer> {
   const start = process.hrtime.bigint()
   const target = await spawnTarget(
     `store ${n}`,
@@ -80,27 +88,94 @@ export async function storeSize(
     ['--import', 'tsx', 'scripts/bench/store-server.ts', world, String(n)],
     { ready: /listening on \S+ turn=\S+/, url: '', timeoutMs: 600_000 },
   )
-  const fillS = ms(start) / 1000
-  try {
-    const line = /accepted (\d+)[^\n]*\nlistening on (\S+) turn=(\S+)/.exec(target.output())
-    if (!line) throw new Error(`store server said: ${target.output()}`)
-    const [, accepted, url, turn] = line
-    const result = await autocannon({
-      url: url!,
-      connections: 8,
-      duration: durationS,
-      requests: [{ method: 'GET', path: turn!, headers: AUTH }],
-    })
-    return {
-      sessions: n,
-      accepted: Number(accepted),
-      fillS,
-      reqPerS: result.requests.total / result.duration,
-      p50Ms: result.latency.p50,
-      p99Ms: result.latency.p99,
-      rssMiB: (rssOf(target.pid) ?? NaN) / 2 ** 20,
-    }
-  } finally {
+  const line = /accepted (\d+)[^\n]*\nlistening on (\S+) turn=(\S+)/.exec(target.output())
+  if (!line) {
     await target.stop()
+    throw new Error(`store server said: ${target.output()}`)
+  }
+  return {
+    target,
+    n,
+    accepted: Number(line[1]),
+    fillS: ms(start) / 1000,
+    url: line[2]!,
+    turn: line[3]!,
+  }
+}
+
+const median = (xs: number[]): number =>
+  [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!
+
+/**
+ * GET Turn latency, server CPU per request and resident memory of mocks holding each of `sizes` Sessions: one
+ * child process per size, all filled first, then measured in interleaved rounds (1k, 10k, 100k, 1k, …) so that
+ * the machine's load at one moment weighs on every size alike, after one unrecorded warm-up round each. Latency is compared by its mean in µs
+ * (autocannon's percentiles are whole milliseconds, too coarse for a read that takes a fraction of one).
+ */
+export async function storeSizes(
+  world: string,
+  sizes: number[],
+  opts: { durationS: number; rounds: number },
+  progress: (line: string) => void,
+): Promise<StoreSizeRow[]> {
+  const servers: StoreServer[] = []
+  try {
+    for (const n of sizes) {
+      servers.push(await storeServer(world, n))
+      progress(`store: ${n} Sessions filled`)
+    }
+    // Warm-up (not recorded): a freshly filled server's first reads run unoptimised code.
+    for (const s of servers)
+      await autocannon({
+        url: s.url,
+        connections: 8,
+        duration: 1,
+        requests: [{ method: 'GET', path: s.turn, headers: AUTH }],
+      })
+    type Sample = { reqPerS: number; meanUs: number; p50Ms: number; p99Ms: number; cpuUs?: number }
+    const samples = new Map<StoreServer, Sample[]>(servers.map((s) => [s, []]))
+    for (let round = 0; round < opts.rounds; round++)
+      for (const s of servers) {
+        const cpuBefore = s.target.cpuMs()
+        const result = await autocannon({
+          url: s.url,
+          connections: 8,
+          duration: opts.durationS,
+          requests: [{ method: 'GET', path: s.turn, headers: AUTH }],
+        })
+        const cpuAfter = s.target.cpuMs()
+        const total = result.requests.total
+        const sample: Sample = {
+          reqPerS: total / result.duration,
+          meanUs: result.latency.mean * 1000,
+          p50Ms: result.latency.p50,
+          p99Ms: result.latency.p99,
+          cpuUs:
+            cpuBefore !== undefined && cpuAfter !== undefined && total > 0
+              ? ((cpuAfter - cpuBefore) * 1000) / total
+              : undefined,
+        }
+        samples.get(s)!.push(sample)
+        progress(
+          `store round ${round + 1}/${opts.rounds} ${s.n} Sessions: ${sample.reqPerS.toFixed(0)} req/s, mean ${sample.meanUs.toFixed(0)} µs, cpu ${sample.cpuUs?.toFixed(0) ?? '?'} µs/req`,
+        )
+      }
+    return servers.map((s) => {
+      const xs = samples.get(s)!
+      const cpus = xs.flatMap((x) => (x.cpuUs === undefined ? [] : [x.cpuUs]))
+      return {
+        sessions: s.n,
+        accepted: s.accepted,
+        fillS: s.fillS,
+        reqPerS: median(xs.map((x) => x.reqPerS)),
+        meanUs: median(xs.map((x) => x.meanUs)),
+        p50Ms: median(xs.map((x) => x.p50Ms)),
+        p99Ms: median(xs.map((x) => x.p99Ms)),
+        cpuUsPerReq: cpus.length ? median(cpus) : undefined,
+        rssMiB: (rssOf(s.target.pid) ?? NaN) / 2 ** 20,
+      }
+    })
+  } finally {
+    await Promise.all(servers.map((s) => s.target.stop()))
   }
 }
