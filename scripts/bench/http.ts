@@ -14,6 +14,7 @@ import {
   JSON_AUTH,
   SESSION_BODY,
   WAITING_CAP,
+  FRESH_TARGETS,
   prepareWorld,
   type Prepared,
 } from './world.js'
@@ -29,7 +30,8 @@ export type Endpoint = {
     path: string
     headers: Record<string, string>
     body?: string
-    fresh?: boolean
+    /** A new Idempotency-Key on every request, rotating over these paths and keys. */
+    fresh?: { path: string; authorization: string }[]
   }
   /** A bounded count instead of a duration (fresh keys: the waiting cap). */
   amount?: number
@@ -53,9 +55,9 @@ export const ENDPOINTS: Endpoint[] = [
       path: `/v1/deployments/${DEPLOYMENT}/sessions`,
       headers: JSON_AUTH,
       body: SESSION_BODY,
-      fresh: true,
+      fresh: FRESH_TARGETS,
     }),
-    amount: WAITING_CAP,
+    amount: WAITING_CAP * FRESH_TARGETS.length,
     resetBefore: true,
   },
   {
@@ -115,12 +117,21 @@ export async function measure(
     headers: spec.headers,
     body: spec.body,
   }
-  // Fresh keys: a new Idempotency-Key on every request.
-  if (spec.fresh)
-    request.setupRequest = (req) => ({
-      ...req,
-      headers: { ...req.headers, 'Idempotency-Key': `${opts.tag}-${n++}` },
-    })
+  // Fresh keys: a new Idempotency-Key on every request, the Projects in turn.
+  const fresh = spec.fresh
+  if (fresh)
+    request.setupRequest = (req) => {
+      const to = fresh[n % fresh.length]!
+      return {
+        ...req,
+        path: to.path,
+        headers: {
+          ...req.headers,
+          Authorization: to.authorization,
+          'Idempotency-Key': `${opts.tag}-${n++}`,
+        },
+      }
+    }
   // A bounded (amount) run ends on autocannon's next one-second tick: it is timed to its last response.
   const started = process.hrtime.bigint()
   let lastAnswer = started

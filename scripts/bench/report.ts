@@ -150,7 +150,7 @@ export function benchmarksMarkdown(r: Results): string {
       .map((x) => x.toFixed(1))
       .join(' ')}`,
     `- versions: node ${process.version}, hono ${version('hono')}, @hono/node-server ${version('@hono/node-server')}, better-sqlite3 ${version('better-sqlite3')}, @stoplight/prism-cli ${version('@stoplight/prism-cli')}, autocannon ${version('autocannon')}`,
-    "- targets: the mock as `npm start` starts it (`node dist/mock/main.js --quiet --no-rate-limits --clock manual`, the bench world: the default world with Project A's waiting cap and budgets at their maxima); bare Hono on @hono/node-server answering the mock's own JSON bodies with the same two headers (scripts/bench/bare-hono.mjs); `prism mock spec/openapi.yaml`. All on 127.0.0.1.",
+    "- targets: the mock as `npm start` starts it (`node dist/mock/main.js --quiet --no-rate-limits --clock manual`, the bench world: the default world with Project A's waiting cap and budgets at their maxima, and 4 clones of Project A that fresh-key creations rotate over); bare Hono on @hono/node-server answering the mock's own JSON bodies with the same two headers (scripts/bench/bare-hono.mjs); `prism mock spec/openapi.yaml`. All on 127.0.0.1.",
     '',
     '## Targets',
     '',
@@ -168,7 +168,8 @@ export function benchmarksMarkdown(r: Results): string {
       '',
       'req/s, latency p50 / p99 (ms) and server CPU per request (µs, from /proc) of each target; ratios are the',
       "mock's req/s over the other target's. POST Session (fresh key): every request a new Idempotency-Key and a",
-      'new Session (a round is bounded by the waiting cap: 1,000 requests, the mock reset before each); replay:',
+      'new Session, in turn on 5 Projects (Project A and 4 clones, each its own key and Deployment; a round is',
+      'bounded by their waiting caps: 5,000 requests, the mock reset before each); replay:',
       'one key and body, the stored receipt. GET Run: a Run holding 100 outputs (its detail shows the first 50).',
       '',
       '| endpoint | mock req/s | p50 / p99 | CPU µs | bare Hono req/s | CPU µs | Prism req/s | CPU µs | × Hono | × Prism |',

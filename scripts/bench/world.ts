@@ -1,7 +1,8 @@
 /**
  * The bench's fixture world and the requests it measures. The world is the default one with Project A's
- * waiting cap and budgets lifted to their maxima, so that every fresh Session creation of a round creates work
- * (a round of fresh keys is bounded by the waiting cap, and the mock is reset before each one).
+ * waiting cap and budgets lifted to their maxima, so that every fresh Session creation of a round creates work,
+ * and clones of Project A that fresh-key creations rotate over (a round of fresh keys is bounded by their
+ * waiting caps, and the mock is reset before each one).
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -11,8 +12,20 @@ import { ROOT } from './targets.js'
 export const KEY = 'sk_test_a_full'
 export const DEPLOYMENT = 'aaaaaaaa-d000-4000-8000-000000000001'
 export const WORKFLOW = 'aaaaaaaa-f000-4000-8000-000000000001'
-/** Accepted executions that may wait (the fixture schema's maximum): the size of a fresh-key round. */
+/** Accepted executions that may wait in one Project (the fixture schema's maximum). */
 export const WAITING_CAP = 1000
+/**
+ * Projects that fresh-key creations rotate over: Project A and clones of it (each with its own key and
+ * Deployment, its cap and budgets lifted), so that a fresh-key round holds FRESH_PROJECTS x WAITING_CAP
+ * creations and lasts long enough to be measured like the other endpoints.
+ */
+export const FRESH_PROJECTS = 5
+const cloneId = (k: number, part: string) => `e0e0e0e${k}-${part}`
+/** Each fresh-key Project's Session path and key, in rotation order (Project A first). */
+export const FRESH_TARGETS = Array.from({ length: FRESH_PROJECTS }, (_, k) => ({
+  path: `/v1/deployments/${k === 0 ? DEPLOYMENT : cloneId(k, 'd000-4000-8000-000000000001')}/sessions`,
+  authorization: `Bearer ${k === 0 ? KEY : `sk_test_bench_${k}`}`,
+}))
 export const AUTH = { Authorization: `Bearer ${KEY}` }
 export const JSON_AUTH = { ...AUTH, 'Content-Type': 'application/json' }
 /** A Session creation body; max_su 0.01 so that a round's reservations stay far inside the day's budget. */
@@ -27,12 +40,38 @@ export function writeBenchWorld(): string {
     projects: Record<string, unknown>[]
   }
   const a = world.projects[0]!
-  Object.assign(a, {
+  const lifted = {
     su_balance: 1_000_000,
     daily_budget_su: 1000,
     monthly_budget_su: 30000,
     max_waiting_executions: WAITING_CAP,
-  })
+  }
+  Object.assign(a, lifted)
+  // The fresh-key clones: Project A's first Deployment and full key, under ids of their own.
+  const keys = a.api_keys as { key: string; deployment_ids: string[] }[]
+  const deployments = a.deployments as { id: string }[]
+  const full = keys.find((k) => k.key === KEY)!
+  const deployment = deployments.find((d) => d.id === DEPLOYMENT)!
+  for (let k = 1; k < FRESH_PROJECTS; k++) {
+    const deploymentId = cloneId(k, 'd000-4000-8000-000000000001')
+    const projectId = cloneId(k, '0000-4000-8000-000000000000')
+    world.projects.push(
+      Object.assign(
+        {
+          id: projectId,
+          name: `Bench clone ${k} of Project A`,
+          approved: true,
+          owner_token: `bench.clone${k}.token`,
+          api_keys: [
+            Object.assign({}, full, { key: `sk_test_bench_${k}`, deployment_ids: [deploymentId] }),
+          ],
+          deployments: [Object.assign({}, deployment, { id: deploymentId, project_id: projectId })],
+          workflows: [],
+        },
+        lifted,
+      ),
+    )
+  }
   delete (world as { $schema?: string }).$schema
   const file = join(tmpdir(), `bench-world-${process.pid}.json`)
   writeFileSync(file, JSON.stringify(world))
