@@ -18,7 +18,13 @@ import { ApiError } from '../errors.js'
 import { getExecution, getSession, type ExecutionRecord } from '../store/executions.js'
 import type { StoredFile } from '../store/files.js'
 import { chargeProject, getProject } from '../store/projects.js'
-import { budgetSpend, insertLedgerEntry, openCommitted, settledInWindow } from '../store/usage.js'
+import {
+  budgetBounds,
+  budgetSpend,
+  insertLedgerEntry,
+  openCommitted,
+  settledInWindow,
+} from '../store/usage.js'
 
 /**
  * Records an execution's settled spend (spent_su, split by cost category) at the current virtual time. Call it
@@ -136,6 +142,18 @@ function projectBudgetRefusal(deps: Deps, projectId: string, requestSu: number) 
   const nowMs = deps.clock.nowMs()
   const day = utcDayWindow(nowMs)
   const month = utcMonthWindow(nowMs)
+  // The day's and month's bounds settle most checks: when even they leave room (with a margin far above any
+  // rounding of the sums), the exact sums would too. Otherwise the exact sums decide, and give the details.
+  if (day.startMs >= 0) {
+    const b = budgetBounds(deps.db, projectId, day, month)
+    const room = (budget: number, settledBound: number) =>
+      b.committedSu + settledBound + requestSu <= budget - 1e-6 * (1 + Math.abs(budget))
+    if (
+      room(project.daily_budget_su, b.dayBoundSu) &&
+      room(project.monthly_budget_su, b.monthBoundSu)
+    )
+      return undefined
+  }
   const spend = budgetSpend(deps.db, projectId, day, month)
   const reservedSu = spend.committedSu
   const refusal = budgetRefusal({
