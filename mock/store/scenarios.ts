@@ -55,20 +55,21 @@ export function enqueueScenario(
   return { seq: Number(info.lastInsertRowid), target_id: targetId, scenario, remaining: times }
 }
 
-/** Takes the scenario for the next execution of a target (one use), or undefined when nothing is queued. */
+/**
+ * Takes the scenario for the next execution of a target (one use), or undefined when nothing is queued. Its one
+ * write is a single statement, so it needs no transaction (nor a savepoint inside the acceptance's).
+ */
 export function takeScenario(db: Db, targetId: string): string | undefined {
-  return db.tx(() => {
-    const row = db
-      .stmt('SELECT * FROM scenario_queue WHERE target_id = ? ORDER BY seq LIMIT 1')
-      .get(targetId) as QueuedScenario | undefined
-    if (!row) return undefined
-    if (row.remaining > 1) {
-      db.stmt('UPDATE scenario_queue SET remaining = remaining - 1 WHERE seq = ?').run(row.seq)
-    } else {
-      db.stmt('DELETE FROM scenario_queue WHERE seq = ?').run(row.seq)
-    }
-    return row.scenario
-  })
+  const row = db
+    .stmt('SELECT * FROM scenario_queue WHERE target_id = ? ORDER BY seq LIMIT 1')
+    .get(targetId) as QueuedScenario | undefined
+  if (!row) return undefined
+  if (row.remaining > 1) {
+    db.stmt('UPDATE scenario_queue SET remaining = remaining - 1 WHERE seq = ?').run(row.seq)
+  } else {
+    db.stmt('DELETE FROM scenario_queue WHERE seq = ?').run(row.seq)
+  }
+  return row.scenario
 }
 
 /** The whole queue in order (control API). */
