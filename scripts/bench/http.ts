@@ -77,6 +77,8 @@ export const ENDPOINTS: Endpoint[] = [
 
 export type Sample = {
   reqPerS: number
+  /** Mean latency in µs (autocannon's percentiles are whole milliseconds). */
+  meanUs: number
   p50Ms: number
   p99Ms: number
   cpuUsPerReq: number | undefined
@@ -96,6 +98,7 @@ export function medianOf(samples: Sample[]): Sample {
   const cpu = samples.map((s) => s.cpuUsPerReq).filter((x): x is number => x !== undefined)
   return {
     reqPerS: median(samples.map((s) => s.reqPerS)),
+    meanUs: median(samples.map((s) => s.meanUs)),
     p50Ms: median(samples.map((s) => s.p50Ms)),
     p99Ms: median(samples.map((s) => s.p99Ms)),
     cpuUsPerReq: cpu.length ? median(cpu) : undefined,
@@ -153,6 +156,7 @@ export async function measure(
     : (result.finish.getTime() - result.start.getTime()) / 1000
   return {
     reqPerS: total / seconds,
+    meanUs: result.latency.mean * 1000,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     cpuUsPerReq:

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process'
 import autocannon from 'autocannon'
 import { freePort, ROOT, rssOf, spawnTarget, type Target } from './targets.js'
+import { measure, medianOf, type Sample } from './http.js'
 import { AUTH } from './world.js'
 
 const ms = (since: bigint) => Number(process.hrtime.bigint() - since) / 1e6
@@ -103,9 +104,6 @@ async function storeServer(world: string, n: number): Promise<StoreServer> {
   }
 }
 
-const median = (xs: number[]): number =>
-  [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!
-
 /**
  * GET Turn latency, server CPU per request and resident memory of mocks holding each of `sizes` Sessions: one
  * child process per size, all filled first, then measured in interleaved rounds (1k, 10k, 100k, 1k, …) so that
@@ -132,46 +130,30 @@ export async function storeSizes(
         duration: 1,
         requests: [{ method: 'GET', path: s.turn, headers: AUTH }],
       })
-    type Sample = { reqPerS: number; meanUs: number; p50Ms: number; p99Ms: number; cpuUs?: number }
     const samples = new Map<StoreServer, Sample[]>(servers.map((s) => [s, []]))
     for (let round = 0; round < opts.rounds; round++)
       for (const s of servers) {
-        const cpuBefore = s.target.cpuMs()
-        const result = await autocannon({
-          url: s.url,
-          connections: 8,
-          duration: opts.durationS,
-          requests: [{ method: 'GET', path: s.turn, headers: AUTH }],
-        })
-        const cpuAfter = s.target.cpuMs()
-        const total = result.requests.total
-        const sample: Sample = {
-          reqPerS: total / result.duration,
-          meanUs: result.latency.mean * 1000,
-          p50Ms: result.latency.p50,
-          p99Ms: result.latency.p99,
-          cpuUs:
-            cpuBefore !== undefined && cpuAfter !== undefined && total > 0
-              ? ((cpuAfter - cpuBefore) * 1000) / total
-              : undefined,
-        }
+        const sample = await measure(
+          Object.assign({}, s.target, { url: s.url }),
+          { method: 'GET', path: s.turn, headers: AUTH },
+          { connections: 8, durationS: opts.durationS, tag: `store-${s.n}` },
+        )
         samples.get(s)!.push(sample)
         progress(
-          `store round ${round + 1}/${opts.rounds} ${s.n} Sessions: ${sample.reqPerS.toFixed(0)} req/s, mean ${sample.meanUs.toFixed(0)} µs, cpu ${sample.cpuUs?.toFixed(0) ?? '?'} µs/req`,
+          `store round ${round + 1}/${opts.rounds} ${s.n} Sessions: ${sample.reqPerS.toFixed(0)} req/s, mean ${sample.meanUs.toFixed(0)} µs, cpu ${sample.cpuUsPerReq?.toFixed(0) ?? '?'} µs/req`,
         )
       }
     return servers.map((s) => {
-      const xs = samples.get(s)!
-      const cpus = xs.flatMap((x) => (x.cpuUs === undefined ? [] : [x.cpuUs]))
+      const m = medianOf(samples.get(s)!)
       return {
         sessions: s.n,
         accepted: s.accepted,
         fillS: s.fillS,
-        reqPerS: median(xs.map((x) => x.reqPerS)),
-        meanUs: median(xs.map((x) => x.meanUs)),
-        p50Ms: median(xs.map((x) => x.p50Ms)),
-        p99Ms: median(xs.map((x) => x.p99Ms)),
-        cpuUsPerReq: cpus.length ? median(cpus) : undefined,
+        reqPerS: m.reqPerS,
+        meanUs: m.meanUs,
+        p50Ms: m.p50Ms,
+        p99Ms: m.p99Ms,
+        cpuUsPerReq: m.cpuUsPerReq,
         rssMiB: (rssOf(s.target.pid) ?? NaN) / 2 ** 20,
       }
     })
