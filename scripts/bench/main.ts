@@ -115,7 +115,7 @@ if (sections.has('store')) {
   results.storeSize = await storeSizes(
     world,
     quick ? [1000, 10_000] : [1000, 10_000, 100_000],
-    { durationS: quick ? 2 : 3, rounds: quick ? 2 : 3 },
+    { durationS: 2, rounds: quick ? 2 : 5 },
     log,
   )
   for (const row of results.storeSize) log(`store: ${JSON.stringify(row)}`)
