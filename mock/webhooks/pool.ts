@@ -164,22 +164,26 @@ export class DeliveryPool {
     this.waitingCount -= 1
     this.runningPerGroup.set(job.group, (this.runningPerGroup.get(job.group) ?? 0) + 1)
     this.running += 1
-    void job
-      .task(this.generation.signal)
-      .catch((error: unknown) =>
+    void job.task(this.generation.signal).then(
+      () => this.ended(job),
+      (error: unknown) => {
         this.log.error('webhook send failed', {
           error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-        }),
-      )
-      .finally(() => {
-        this.running -= 1
-        const left = (this.runningPerGroup.get(job.group) ?? 1) - 1
-        if (left > 0) this.runningPerGroup.set(job.group, left)
-        else this.runningPerGroup.delete(job.group)
-        job.finish()
-        this.pump()
-        this.checkIdle()
-      })
+        })
+        this.ended(job)
+      },
+    )
+  }
+
+  /** A send has ended (its outcome recorded, or it failed): its slot is free. */
+  private ended(job: Job): void {
+    this.running -= 1
+    const left = (this.runningPerGroup.get(job.group) ?? 1) - 1
+    if (left > 0) this.runningPerGroup.set(job.group, left)
+    else this.runningPerGroup.delete(job.group)
+    job.finish()
+    this.pump()
+    this.checkIdle()
   }
 
   private checkIdle(): void {
