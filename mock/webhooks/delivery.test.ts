@@ -13,6 +13,7 @@ import { appendEvent, type EventRecord } from '../events/log.js'
 import { createMock, type Mock } from '../index.js'
 import { verifySignature } from './kit/verify.js'
 import { MAX_ATTEMPTS, RETRY_OFFSETS_S } from './delivery.js'
+import { WebhookConnections } from './connections.js'
 import { sendNotification } from './sender.js'
 
 type Received = { headers: IncomingMessage['headers']; raw: Buffer; url: string }
@@ -666,6 +667,28 @@ describe('sender', () => {
       timeoutMs: 5000,
     })
     expect(outcome).toEqual({ ok: false, httpStatus: null, errorCode: 'CONNECTION_ERROR' })
+  })
+
+  it('[WHN-026] posts to the address as registered: its path and query, through kept-alive connections too', async () => {
+    receiver.respond = (_req, res) => res.writeHead(204).end()
+    const connections = new WebhookConnections()
+    try {
+      for (const kept of [undefined, connections, connections]) {
+        const outcome = await sendNotification({
+          url: `${receiver.url}/in/a%20path?topic=runs&x=1`,
+          body: Buffer.from('{}'),
+          headers: {},
+          allowInsecure: true,
+          connections: kept,
+        })
+        expect(outcome).toEqual({ ok: true, httpStatus: 204, errorCode: null })
+      }
+      expect(receiver.received.map((r) => r.url)).toEqual(
+        Array(3).fill('/in/a%20path?topic=runs&x=1'),
+      )
+    } finally {
+      connections.destroy()
+    }
   })
 
   it('[WHN-024] refuses http:// and loopback without the insecure flag', async () => {

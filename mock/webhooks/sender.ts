@@ -209,13 +209,26 @@ export function parseTarget(text: string): SendTarget {
   return {
     valid: true,
     protocol: url.protocol,
-    base: urlToHttpOptions(url),
+    base: requestTarget(url),
     host,
     literal:
       family === 0
         ? undefined
         : { pin: pinTo([{ address: host, family }]), public: isPublicAddress(host) },
   }
+}
+
+/**
+ * The fields of http.request(url)'s URL options that a request reads (scheme, host name, port, path, login
+ * details), without the ones it ignores (href, hash, search, pathname): Node copies the options object twice
+ * per request, so each field left out is copied less.
+ */
+function requestTarget(url: URL): HttpsRequestOptions {
+  const { protocol, hostname, port, path, auth } = urlToHttpOptions(url)
+  const target: HttpsRequestOptions = { protocol, hostname, path }
+  if (port !== undefined) target.port = port
+  if (auth !== undefined) target.auth = auth
+  return target
 }
 
 /**
