@@ -9,9 +9,8 @@
 import { lookup } from 'node:dns/promises'
 import { request as httpRequest, type IncomingMessage } from 'node:http'
 import { request as httpsRequest, type RequestOptions as HttpsRequestOptions } from 'node:https'
-import { isIP, type LookupFunction } from 'node:net'
+import { isIP, type LookupFunction, type Socket } from 'node:net'
 import { urlToHttpOptions } from 'node:url'
-import type { Duplex } from 'node:stream'
 import { rootCertificates } from 'node:tls'
 import type { PinnedRequest, WebhookConnections } from './connections.js'
 import { wallTimeout } from '../clock/wall-timeout.js'
@@ -322,12 +321,12 @@ function post(
   const send = https ? httpsRequest : httpRequest
   return new Promise((resolve) => {
     let settled = false
-    // Any byte read on the connection while this request holds it (a partial answer counts).
+    // Any byte read on the connection while this request holds it (a partial answer counts): the socket's
+    // byte count against its count when the request got it, no listener on the socket per request.
     let answered = false
-    const onData = () => (answered = true)
-    let socket: Duplex | undefined
+    let socket: Socket | undefined
+    let readBefore = 0
     const settle = (o: AttemptOutcome | typeof STALE) => {
-      socket?.off('data', onData)
       if (settled) return
       settled = true
       resolve(o)
@@ -349,9 +348,10 @@ function post(
     req.once('close', () => limit.unwatch(onExpire))
     req.on('socket', (s) => {
       socket = s
-      if (!settled) s.on('data', onData)
+      readBefore = s.bytesRead
     })
     req.on('error', (error) => {
+      if (socket && socket.bytesRead > readBefore) answered = true
       if (req.reusedSocket && !answered && !limit.expired) settle(STALE)
       else settle(failure(errorCodeOf(error, limit)))
     })
