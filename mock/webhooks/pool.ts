@@ -6,11 +6,14 @@
  * Bounds: at most `limit` sends at once (default 32, few enough sockets for one process), and at most
  * `perGroup` of them for one group, the Project (default 10, one event's fan-out to a Project's 10 endpoints):
  * a Project whose receivers never answer holds at most 10 slots, and the other Projects' sends keep the rest.
- * Sends beyond either bound wait in arrival order. Sends are keyed by delivery id: the scheduler waits for a
- * delivery's send before firing that delivery's next timer (retry or outcome safety timer), since what that
- * timer does depends on the outcome. One pool per mock instance (deps.deliveries, mock/wiring.ts).
+ * Sends beyond either bound wait in arrival order; a slot freed by an answer is filled once the event loop's
+ * current turn is over, together with every other slot freed in it (one burst of requests: one wake-up of a
+ * receiver, not one per request). Sends are keyed by delivery id: the scheduler waits for a delivery's send
+ * before firing that delivery's next timer (retry or outcome safety timer), since what that timer does
+ * depends on the outcome. One pool per mock instance (deps.deliveries, mock/wiring.ts).
  */
 import { setMaxListeners } from 'node:events'
+import { setImmediate } from 'node:timers'
 import type { Log } from '../util/log.js'
 import { WebhookConnections } from './connections.js'
 
@@ -51,6 +54,8 @@ export class DeliveryPool {
   private readonly runningPerGroup = new Map<string, number>()
   private readonly byKey = new Map<string, Promise<void>>()
   private idleWaiters: (() => void)[] = []
+  /** A pump is queued for after this turn of the event loop (pumpSoon). */
+  private pumpQueued = false
   readonly limit: number
   readonly perGroup: number
   /** The kept-alive connections the sends use (connections.ts); a reset or close destroys them. */
@@ -182,8 +187,22 @@ export class DeliveryPool {
     if (left > 0) this.runningPerGroup.set(job.group, left)
     else this.runningPerGroup.delete(job.group)
     job.finish()
-    this.pump()
+    this.pumpSoon()
     this.checkIdle()
+  }
+
+  /**
+   * Starts waiting sends once the answers that arrived with this one are all handled (setImmediate: after the
+   * event loop's I/O phase), so the requests they free slots for go out together: one wake-up of a receiver
+   * for a burst of requests, instead of one per request.
+   */
+  private pumpSoon(): void {
+    if (this.pumpQueued || this.waitingCount === 0) return
+    this.pumpQueued = true
+    setImmediate(() => {
+      this.pumpQueued = false
+      this.pump()
+    })
   }
 
   private checkIdle(): void {
