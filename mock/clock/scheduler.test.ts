@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createMock, type Mock } from '../index.js'
+import { getTimer } from '../store/timers.js'
 import { SchedulerLoopError, TimerFailuresError } from './scheduler.js'
 import { TimerKinds, type TimerHandler } from './timer-kinds.js'
 
@@ -96,6 +100,80 @@ describe('scheduler', () => {
     await scheduler.advanceTo(clock.nowMs())
     expect(seqs).toHaveLength(2)
     expect(seqs[1]!).toBeGreaterThan(seqs[0]!)
+  })
+
+  it('gives a timer scheduled after a firing that rolled back a seq above every pending one', async () => {
+    const fired: string[] = []
+    const mock = await mockWith((k) => {
+      k.register<string>('test.note', (name) => void fired.push(name))
+      k.register('test.broken', (_p, { deps, nowMs }) => {
+        deps.scheduler.schedule('test.note', nowMs, 'rolled back')
+        throw new Error('broken handler')
+      })
+    })
+    const { scheduler, clock, db } = mock.deps
+    const now = clock.nowMs()
+    const pending = getTimer(db, scheduler.schedule('test.note', now + 5_000, 'first'))!.seq
+    scheduler.schedule('test.broken', now, null)
+    await expect(scheduler.advanceTo(now)).rejects.toThrow(TimerFailuresError)
+    const later = getTimer(db, scheduler.schedule('test.note', now + 5_000, 'second'))!.seq
+    expect(later).toBeGreaterThan(pending)
+    await scheduler.advanceTo(now + 5_000)
+    expect(fired).toEqual(['first', 'second'])
+  })
+
+  it('hands out the same seqs after a world reset as on a fresh store', async () => {
+    const register = (k: TimerKinds) => k.register('test.noop', () => undefined)
+    const fresh = await mockWith(register)
+    const reset = await mockWith(register)
+    const seqsOf = (mock: Mock) =>
+      [1, 2, 3].map(
+        (i) =>
+          getTimer(
+            mock.deps.db,
+            mock.deps.scheduler.schedule('test.noop', mock.deps.clock.nowMs() + i, null),
+          )!.seq,
+      )
+    for (let i = 0; i < 5; i++)
+      reset.deps.scheduler.schedule('test.noop', reset.deps.clock.nowMs(), null)
+    await reset.clock.advance(1)
+    await reset.reset()
+    expect(seqsOf(reset)).toEqual(seqsOf(fresh))
+  })
+
+  it('continues the seq on a reopened --db store: above the counter saved at close, and above pending timers after a crash', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mock-seq-'))
+    try {
+      const file = join(dir, 'state.db')
+      const register = (k: TimerKinds) => k.register('test.noop', () => undefined)
+      const seqOf = (mock: Mock, dueMs: number) =>
+        getTimer(mock.deps.db, mock.deps.scheduler.schedule('test.noop', dueMs, null))!.seq
+      // A clean close: the timers fired or were canceled, none pending; the next seq follows the last one.
+      const first = await createMock({ db: file, timerKinds: register })
+      const t = first.deps.clock.nowMs()
+      const fired = [seqOf(first, t), seqOf(first, t)]
+      await first.deps.scheduler.advanceTo(t)
+      const canceled = getTimer(
+        first.deps.db,
+        first.deps.scheduler.schedule('test.noop', t + 5, null),
+      )!
+      first.deps.scheduler.cancel(canceled.id)
+      first.close()
+      const second = await createMock({ db: file, timerKinds: register })
+      const afterClose = seqOf(second, t + 10)
+      expect(afterClose).toBeGreaterThan(Math.max(...fired, canceled.seq))
+      // A crash (no close): a timer scheduled since the last save is still pending; new ones come after it.
+      const pending = seqOf(second, t + 20)
+      const third = await createMock({ db: file, timerKinds: register })
+      mocks.push(third)
+      const afterCrash = seqOf(third, t + 20)
+      expect(afterCrash).toBeGreaterThan(pending)
+      await third.deps.scheduler.advanceTo(t + 20)
+      expect(third.deps.scheduler.pending()).toBe(0)
+      second.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('fires timers scheduled by a handler inside the window in the same advance', async () => {

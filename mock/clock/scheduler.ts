@@ -12,6 +12,8 @@ import {
   firstDueTimer,
   firstTimer,
   insertTimer,
+  lastTimerSeq,
+  saveTimerSeq,
   type TimerRow,
 } from '../store/timers.js'
 import type { Ids } from '../util/ids.js'
@@ -84,6 +86,15 @@ export class Scheduler {
   private closed = false
   private handle: ReturnType<typeof setTimeout> | undefined
   private readonly unsubscribe: () => void
+  /**
+   * The last timer seq handed out (store/timers.ts), held here rather than written per timer: read from the
+   * store at the first schedule (and again after a world reset), saved at the end of every advance and at
+   * close. It only grows: a seq taken by a transaction that rolled back is skipped, never reused, and every
+   * new seq is above every pending timer's. After a crash a reopened store continues above its pending
+   * timers and the last saved counter (a timer that fired since may see its seq again: order is kept).
+   */
+  private lastSeq: number | undefined
+  private savedSeq = 0
 
   constructor(private readonly opts: SchedulerOptions) {
     this.kinds = opts.kinds
@@ -102,15 +113,36 @@ export class Scheduler {
       throw new Error(`unknown timer kind "${kind}": register it in timer-kinds.ts`)
     if (!Number.isFinite(dueAtMs))
       throw new Error(`timer due time must be a finite number, got ${dueAtMs}`)
-    const row = insertTimer(this.opts.db, {
-      id: this.opts.ids.uuid(),
+    const id = this.opts.ids.uuid()
+    this.lastSeq = (this.lastSeq ?? lastTimerSeq(this.opts.db)) + 1
+    insertTimer(this.opts.db, {
+      id,
       due_at: Math.round(dueAtMs),
+      seq: this.lastSeq,
       kind,
       payload_json: JSON.stringify(payload ?? null),
       subject: opts.subject ?? null,
     })
     this.rearm()
-    return row.id
+    return id
+  }
+
+  /**
+   * The world was wiped and reloaded (fixtures/load.ts resetWorld, after its transaction committed): the seq
+   * counter starts over from the store, as on a fresh one, so a reset world hands out the same seqs.
+   */
+  worldReset(): void {
+    this.lastSeq = undefined
+    this.savedSeq = 0
+  }
+
+  /** Saves the seq counter if it moved since it was last saved (end of an advance, close). */
+  private saveSeq(): void {
+    if (this.lastSeq === undefined || this.lastSeq <= this.savedSeq || !this.opts.db.raw.open)
+      return
+    const last = this.lastSeq
+    this.opts.db.tx(() => saveTimerSeq(this.opts.db, last))
+    this.savedSeq = last
   }
 
   /** Cancels one timer; true when it was still pending. */
@@ -177,6 +209,7 @@ export class Scheduler {
 
   /** Stops the realtime timer for good (mock close). */
   close(): void {
+    this.saveSeq()
     this.closed = true
     this.unsubscribe()
     if (this.handle !== undefined) clearTimeout(this.handle)
@@ -251,6 +284,7 @@ export class Scheduler {
       clock.moveTo(targetMs)
     } finally {
       this.advancing = false
+      this.saveSeq()
       this.rearm()
     }
     if (failures.length > 0) throw new TimerFailuresError(failures)

@@ -13,24 +13,37 @@ export type TimerRow = {
 }
 
 /**
- * Inserts a timer; seq comes from a counter kept in meta that only grows (never reused, even after the timer
- * with the largest seq fired), so equal due times fire in scheduling order.
+ * Inserts a timer with its seq. The seq comes from a counter that only grows (never reused, even after the
+ * timer with the largest seq fired), so equal due times fire in scheduling order: the scheduler holds it in
+ * memory (lastTimerSeq once, saveTimerSeq now and then), not one statement per timer.
  */
-export function insertTimer(db: Db, t: Omit<TimerRow, 'seq'>): TimerRow {
-  const { next } = db
-    .stmt(
-      // The pending timers' largest seq (an index lookup: seq is UNIQUE) guards a store written before the counter.
-      `INSERT INTO meta (key, value) VALUES ('timer_seq', (SELECT COALESCE(MAX(seq), 0) + 1 FROM timers))
-       ON CONFLICT (key) DO UPDATE SET
-         value = MAX(CAST(value AS INTEGER), (SELECT COALESCE(MAX(seq), 0) FROM timers)) + 1
-       RETURNING CAST(value AS INTEGER) AS next`,
-    )
-    .get() as { next: number }
-  const row = { seq: next, ...t } // seq first: Node 20 builds { ...t, seq } on a slow path
+export function insertTimer(db: Db, t: TimerRow): void {
   db.stmt(
     'INSERT INTO timers (id, due_at, seq, kind, payload_json, subject) VALUES (@id, @due_at, @seq, @kind, @payload_json, @subject)',
-  ).run(row)
-  return row
+  ).run(t)
+}
+
+/**
+ * The last timer seq handed out on this store, as far as it shows: the saved counter, or the largest seq of a
+ * pending timer if that is larger (a counter not saved since: every seq above it is unused, or its timer fired).
+ */
+export function lastTimerSeq(db: Db): number {
+  return (
+    db
+      .stmt(
+        `SELECT MAX(COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'timer_seq'), 0),
+                    COALESCE((SELECT MAX(seq) FROM timers), 0)) AS last`,
+      )
+      .get() as { last: number }
+  ).last
+}
+
+/** Saves the timer seq counter (the last seq handed out); a saved counter never goes down. */
+export function saveTimerSeq(db: Db, last: number): void {
+  db.stmt(
+    `INSERT INTO meta (key, value) VALUES ('timer_seq', @last)
+     ON CONFLICT (key) DO UPDATE SET value = MAX(CAST(value AS INTEGER), @last)`,
+  ).run({ last })
 }
 
 /** Deletes one timer; true when it existed. */

@@ -154,6 +154,40 @@ describe('kept-alive webhook connections', () => {
   })
 })
 
+describe('endpoint addresses parsed once per instance (WebhookConnections.target)', () => {
+  it('[WHN-026][WHN-024] keeps the parsed address, never the checks: each send applies the rules again', async () => {
+    const receiver = new CountingReceiver((_req, res) => res.writeHead(500).end())
+    await receiver.start()
+    open.push(receiver)
+    const connections = new WebhookConnections()
+    try {
+      expect(connections.target(receiver.url)).toBe(connections.target(receiver.url))
+      const send = (url: string, allowInsecure: boolean) =>
+        sendNotification({ url, body: Buffer.from('{}'), headers: {}, allowInsecure, connections })
+      // The same loopback address: sent with the insecure flag, refused without it (scheme and address).
+      expect(await send(receiver.url, true)).toMatchObject({ httpStatus: 500 })
+      expect(await send(receiver.url, false)).toEqual({
+        ok: false,
+        httpStatus: null,
+        errorCode: 'ADDRESS_REFUSED',
+      })
+      const https = receiver.url.replace('http:', 'https:')
+      const name = https.replace('127.0.0.1', 'localhost')
+      for (const url of [https, name]) {
+        connections.target(url)
+        expect(await send(url, false)).toEqual({
+          ok: false,
+          httpStatus: null,
+          errorCode: 'ADDRESS_REFUSED',
+        })
+      }
+      expect(receiver.requests).toBe(1)
+    } finally {
+      connections.destroy()
+    }
+  })
+})
+
 describe("the pool's shared abort signal (one per reset, not one per send)", () => {
   it('keeps no listener of a send once the send is over, and still aborts a send in flight', async () => {
     const answering = new CountingReceiver((_req, res) => res.writeHead(500).end())

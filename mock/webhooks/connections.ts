@@ -17,12 +17,16 @@
  */
 import { Agent as HttpAgent, type ClientRequestArgs } from 'node:http'
 import { Agent as HttpsAgent, type RequestOptions as HttpsRequestOptions } from 'node:https'
+import { parseTarget, type SendTarget } from './sender.js'
 
 /** An idle kept-alive connection is closed after this long (wall time; I/O, not the virtual clock). */
 export const IDLE_SOCKET_MS = 4_000
 
 /** The request option naming the checked addresses a connection may go to (part of the pool key). */
 export type PinnedRequest = { pinnedAddresses?: string }
+
+/** Endpoint addresses parsed for sending kept at once (then the memo starts over). */
+const TARGETS_KEPT = 1_000
 
 /** The pool key of node:http, plus the checked addresses. */
 class PinnedHttpAgent extends HttpAgent {
@@ -42,6 +46,20 @@ class PinnedHttpsAgent extends HttpsAgent {
 export class WebhookConnections {
   readonly http: HttpAgent = new PinnedHttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS })
   readonly https: HttpsAgent = new PinnedHttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS })
+
+  /** Endpoint addresses parsed for sending, by their text (a pure function of it: kept across resets). */
+  private readonly targets = new Map<string, SendTarget>()
+
+  /** An endpoint address parsed for sending (sender.ts parseTarget), once per address text. */
+  target(url: string): SendTarget {
+    let t = this.targets.get(url)
+    if (!t) {
+      if (this.targets.size >= TARGETS_KEPT) this.targets.clear()
+      t = parseTarget(url)
+      this.targets.set(url, t)
+    }
+    return t
+  }
 
   /** The agent for a URL's scheme. */
   agentFor(https: boolean): HttpAgent {

@@ -20,6 +20,11 @@ function gate() {
 }
 
 const tick = () => new Promise((r) => setImmediate(r))
+/** A freed slot is filled once the turn of the event loop that freed it is over (pool.ts pumpSoon). */
+const nextTurn = async () => {
+  await tick()
+  await tick()
+}
 
 describe('delivery pool', () => {
   it('runs at most `limit` sends at once and starts the waiting ones in arrival order', async () => {
@@ -30,15 +35,31 @@ describe('delivery pool', () => {
     expect(sends.map((s) => s.seen.started)).toEqual([true, true, false, false])
     expect([pool.active, pool.queued]).toEqual([2, 2])
     sends[1]!.open()
-    await tick()
+    await nextTurn()
     expect(sends.map((s) => s.seen.started)).toEqual([true, true, true, false])
     sends[0]!.open()
-    await tick()
+    await nextTurn()
     expect(sends.map((s) => s.seen.started)).toEqual([true, true, true, true])
     sends[2]!.open()
     sends[3]!.open()
     await pool.idle()
     expect([pool.active, pool.queued]).toEqual([0, 0])
+  })
+
+  it('fills the slots freed in one turn of the event loop together, after that turn, oldest first', async () => {
+    const pool = new DeliveryPool(silentLog, { limit: 2 })
+    const sends = [gate(), gate(), gate(), gate(), gate()]
+    sends.forEach((s, i) => pool.submit(`d${i}`, 'p', s.task))
+    sends[0]!.open()
+    sends[1]!.open()
+    // Both answers are handled (their outcomes recorded) before any waiting send starts...
+    await Promise.all([pool.pending('d0'), pool.pending('d1')])
+    expect(sends.map((s) => s.seen.started)).toEqual([true, true, false, false, false])
+    // ...then the two oldest waiting sends start together.
+    await nextTurn()
+    expect(sends.map((s) => s.seen.started)).toEqual([true, true, true, true, false])
+    for (const s of sends) s.open()
+    await pool.idle()
   })
 
   it('gives one Project at most its share of the slots: the others are not queued behind it', async () => {
@@ -51,10 +72,10 @@ describe('delivery pool', () => {
     expect(a.map((s) => s.seen.started)).toEqual([true, true, false])
     expect(c.map((s) => s.seen.started)).toEqual([true, true])
     c[0]!.open()
-    await tick()
+    await nextTurn()
     expect(a[2]!.seen.started).toBe(false)
     a[0]!.open()
-    await tick()
+    await nextTurn()
     expect(a[2]!.seen.started).toBe(true)
     for (const s of [...a, ...c]) s.open()
     await pool.idle()
@@ -72,7 +93,7 @@ describe('delivery pool', () => {
     let settled = false
     void waitB!.then(() => (settled = true))
     a.open()
-    await tick()
+    await nextTurn()
     expect(b.seen.started).toBe(true)
     expect(settled).toBe(false)
     b.open()
@@ -101,7 +122,7 @@ describe('delivery pool', () => {
     pool.submit('x', 'p', () => Promise.reject(new Error('broken')))
     const ok = gate()
     pool.submit('y', 'p', ok.task)
-    await tick()
+    await nextTurn()
     expect(errors).toEqual(['webhook send failed'])
     expect(ok.seen.started).toBe(true)
     ok.open()

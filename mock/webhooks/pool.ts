@@ -6,11 +6,14 @@
  * Bounds: at most `limit` sends at once (default 32, few enough sockets for one process), and at most
  * `perGroup` of them for one group, the Project (default 10, one event's fan-out to a Project's 10 endpoints):
  * a Project whose receivers never answer holds at most 10 slots, and the other Projects' sends keep the rest.
- * Sends beyond either bound wait in arrival order. Sends are keyed by delivery id: the scheduler waits for a
- * delivery's send before firing that delivery's next timer (retry or outcome safety timer), since what that
- * timer does depends on the outcome. One pool per mock instance (deps.deliveries, mock/wiring.ts).
+ * Sends beyond either bound wait in arrival order; a slot freed by an answer is filled once the event loop's
+ * current turn is over, together with every other slot freed in it (one burst of requests: one wake-up of a
+ * receiver, not one per request). Sends are keyed by delivery id: the scheduler waits for a delivery's send
+ * before firing that delivery's next timer (retry or outcome safety timer), since what that timer does
+ * depends on the outcome. One pool per mock instance (deps.deliveries, mock/wiring.ts).
  */
 import { setMaxListeners } from 'node:events'
+import { setImmediate } from 'node:timers'
 import type { Log } from '../util/log.js'
 import { WebhookConnections } from './connections.js'
 
@@ -51,6 +54,8 @@ export class DeliveryPool {
   private readonly runningPerGroup = new Map<string, number>()
   private readonly byKey = new Map<string, Promise<void>>()
   private idleWaiters: (() => void)[] = []
+  /** A pump is queued for after this turn of the event loop (pumpSoon). */
+  private pumpQueued = false
   readonly limit: number
   readonly perGroup: number
   /** The kept-alive connections the sends use (connections.ts); a reset or close destroys them. */
@@ -164,22 +169,40 @@ export class DeliveryPool {
     this.waitingCount -= 1
     this.runningPerGroup.set(job.group, (this.runningPerGroup.get(job.group) ?? 0) + 1)
     this.running += 1
-    void job
-      .task(this.generation.signal)
-      .catch((error: unknown) =>
+    void job.task(this.generation.signal).then(
+      () => this.ended(job),
+      (error: unknown) => {
         this.log.error('webhook send failed', {
           error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-        }),
-      )
-      .finally(() => {
-        this.running -= 1
-        const left = (this.runningPerGroup.get(job.group) ?? 1) - 1
-        if (left > 0) this.runningPerGroup.set(job.group, left)
-        else this.runningPerGroup.delete(job.group)
-        job.finish()
-        this.pump()
-        this.checkIdle()
-      })
+        })
+        this.ended(job)
+      },
+    )
+  }
+
+  /** A send has ended (its outcome recorded, or it failed): its slot is free. */
+  private ended(job: Job): void {
+    this.running -= 1
+    const left = (this.runningPerGroup.get(job.group) ?? 1) - 1
+    if (left > 0) this.runningPerGroup.set(job.group, left)
+    else this.runningPerGroup.delete(job.group)
+    job.finish()
+    this.pumpSoon()
+    this.checkIdle()
+  }
+
+  /**
+   * Starts waiting sends once the answers that arrived with this one are all handled (setImmediate: after the
+   * event loop's I/O phase), so the requests they free slots for go out together: one wake-up of a receiver
+   * for a burst of requests, instead of one per request.
+   */
+  private pumpSoon(): void {
+    if (this.pumpQueued || this.waitingCount === 0) return
+    this.pumpQueued = true
+    setImmediate(() => {
+      this.pumpQueued = false
+      this.pump()
+    })
   }
 
   private checkIdle(): void {

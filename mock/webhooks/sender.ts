@@ -9,8 +9,8 @@
 import { lookup } from 'node:dns/promises'
 import { request as httpRequest, type IncomingMessage } from 'node:http'
 import { request as httpsRequest, type RequestOptions as HttpsRequestOptions } from 'node:https'
-import { isIP, type LookupFunction } from 'node:net'
-import type { Duplex } from 'node:stream'
+import { isIP, type LookupFunction, type Socket } from 'node:net'
+import { urlToHttpOptions } from 'node:url'
 import { rootCertificates } from 'node:tls'
 import type { PinnedRequest, WebhookConnections } from './connections.js'
 import { wallTimeout } from '../clock/wall-timeout.js'
@@ -73,16 +73,12 @@ function errorCodeOf(error: unknown, limit: SendLimit): AttemptErrorCode {
   return 'CONNECTION_ERROR'
 }
 
-/** Resolves a host under the deadline: every address, each checked unless insecure. */
-async function resolveChecked(
+/** Resolves a host name under the deadline: every address, each checked unless insecure. */
+async function resolveName(
   host: string,
   allowInsecure: boolean,
   limit: SendLimit,
-): Promise<{ addresses: { address: string; family: number }[] } | AttemptOutcome> {
-  if (isIP(host) !== 0) {
-    if (!allowInsecure && !isPublicAddress(host)) return failure('ADDRESS_REFUSED')
-    return { addresses: [{ address: host, family: isIP(host) }] }
-  }
+): Promise<Pin | AttemptOutcome> {
   if (!allowInsecure && refusedHostName(host)) return failure('ADDRESS_REFUSED')
   let addresses: { address: string; family: number }[]
   try {
@@ -94,7 +90,7 @@ async function resolveChecked(
   if (!allowInsecure && !addresses.every((a) => isPublicAddress(a.address))) {
     return failure('ADDRESS_REFUSED')
   }
-  return { addresses }
+  return pinTo(addresses)
 }
 
 function raceAbort<T>(promise: Promise<T>, limit: SendLimit): Promise<T> {
@@ -133,12 +129,13 @@ class SendLimit {
     ms: number,
     private readonly outer: AbortSignal | undefined,
   ) {
-    this.cancelTimer = wallTimeout(ms, this.expire)
-    if (outer?.aborted) this.expire()
-    else outer?.addEventListener('abort', this.expire, { once: true })
+    this.cancelTimer = wallTimeout(ms, () => this.handleEvent())
+    if (outer?.aborted) this.handleEvent()
+    else outer?.addEventListener('abort', this, { once: true })
   }
 
-  private readonly expire = (): void => {
+  /** The limit expired or the caller aborted (the abort listener is the limit itself: no function per send). */
+  handleEvent(): void {
     if (this.expired) return
     this.expired = true
     this.watcher?.()
@@ -165,7 +162,7 @@ class SendLimit {
   private release(): void {
     if (!this.finished || this.watcher) return
     this.cancelTimer()
-    this.outer?.removeEventListener('abort', this.expire)
+    this.outer?.removeEventListener('abort', this)
   }
 }
 
@@ -179,53 +176,111 @@ export async function sendNotification(input: SendInput): Promise<AttemptOutcome
   }
 }
 
-async function send(input: SendInput, limit: SendLimit): Promise<AttemptOutcome> {
+/**
+ * What a send needs of an endpoint address, parsed once per address text (a pure function of it: the DNS
+ * lookup and every check that depends on the send's options stay per send): the request options of the URL,
+ * its normalised host, and for an IP literal the one address it pins.
+ */
+export type SendTarget =
+  | { valid: false }
+  | {
+      valid: true
+      /** 'http:' or 'https:'; any other scheme is refused. */
+      protocol: string
+      /** The URL's request options (host name, port, path, login details), as http.request(url) takes them. */
+      base: HttpsRequestOptions
+      /** The host as the network rules see it (normaliseHost). */
+      host: string
+      /** An IP literal host: its pin, and whether the address is public. A name is resolved per send. */
+      literal: { pin: Pin; public: boolean } | undefined
+    }
+
+/** Parses an endpoint address for sending (see SendTarget). */
+export function parseTarget(text: string): SendTarget {
   let url: URL
   try {
-    url = new URL(input.url)
+    url = new URL(text)
   } catch {
-    return failure('ADDRESS_REFUSED')
+    return { valid: false }
   }
-  const https = url.protocol === 'https:'
-  if (!https && !(input.allowInsecure && url.protocol === 'http:'))
-    return failure('ADDRESS_REFUSED')
   const host = bareHost(url)
-  const resolved = await resolveChecked(host, input.allowInsecure, limit)
-  if ('ok' in resolved) return resolved
-  const { addresses } = resolved
-  // Connect to exactly the addresses that were checked (no second, unchecked resolution).
-  const pinned: LookupFunction = (_hostname, options, callback) => {
-    if (options.all) callback(null, addresses)
-    else callback(null, addresses[0]!.address, addresses[0]!.family)
+  const family = isIP(host)
+  return {
+    valid: true,
+    protocol: url.protocol,
+    base: requestTarget(url),
+    host,
+    literal:
+      family === 0
+        ? undefined
+        : { pin: pinTo([{ address: host, family }]), public: isPublicAddress(host) },
   }
-  const options: RequestOptions = {
-    method: 'POST',
-    headers: Object.assign({}, input.headers, {
-      'Content-Length': String(input.body.byteLength),
-    }),
-    lookup: pinned,
-    // WHN-024: certificate verification is never switched off; a failure is TLS_ERROR.
-    rejectUnauthorized: true,
-    ...(https && input.trustedCa ? { ca: [...rootCertificates, input.trustedCa] } : {}),
-  }
-  // A connection of its own (agent: false): never a reused one, so never STALE.
-  const fresh = async () => {
-    const o = await post(https, url, { ...options, agent: false }, input.body, limit)
-    return o === STALE ? failure('CONNECTION_ERROR') : o
-  }
-  if (!input.connections) return fresh()
-  const pooled = await post(
-    https,
-    url,
-    {
-      ...options,
-      agent: input.connections.agentFor(https),
-      // The pool key: a kept-alive connection is reused only for this same set of checked addresses.
-      pinnedAddresses: addresses.map((a) => `${a.address}/${a.family}`).join(','),
+}
+
+/**
+ * The fields of http.request(url)'s URL options that a request reads (scheme, host name, port, path, login
+ * details), without the ones it ignores (href, hash, search, pathname): Node copies the options object twice
+ * per request, so each field left out is copied less.
+ */
+function requestTarget(url: URL): HttpsRequestOptions {
+  const { protocol, hostname, port, path, auth } = urlToHttpOptions(url)
+  const target: HttpsRequestOptions = { protocol, hostname, path }
+  if (port !== undefined) target.port = port
+  if (auth !== undefined) target.auth = auth
+  return target
+}
+
+/**
+ * The checked addresses a send connects to: the lookup that hands them to the socket (no second, unchecked
+ * resolution) and the pool key naming them (connections.ts).
+ */
+type Pin = { lookup: LookupFunction; key: string }
+
+function pinTo(addresses: { address: string; family: number }[]): Pin {
+  return {
+    lookup: (_hostname, options, callback) => {
+      if (options.all) callback(null, addresses)
+      else callback(null, addresses[0]!.address, addresses[0]!.family)
     },
-    input.body,
-    limit,
+    key: addresses.map((a) => `${a.address}/${a.family}`).join(','),
+  }
+}
+
+async function send(input: SendInput, limit: SendLimit): Promise<AttemptOutcome> {
+  const target = input.connections ? input.connections.target(input.url) : parseTarget(input.url)
+  if (!target.valid) return failure('ADDRESS_REFUSED')
+  const https = target.protocol === 'https:'
+  if (!https && !(input.allowInsecure && target.protocol === 'http:'))
+    return failure('ADDRESS_REFUSED')
+  let pin: Pin
+  if (target.literal) {
+    if (!input.allowInsecure && !target.literal.public) return failure('ADDRESS_REFUSED')
+    pin = target.literal.pin
+  } else {
+    const resolved = await resolveName(target.host, input.allowInsecure, limit)
+    if ('ok' in resolved) return resolved
+    pin = resolved
+  }
+  // Fixed fields first, then the URL's: Node 20 builds a literal that starts with a spread on a slow path.
+  const options: RequestOptions = Object.assign(
+    {
+      method: 'POST',
+      headers: Object.assign({}, input.headers, {
+        'Content-Length': String(input.body.byteLength),
+      }),
+      // Connect to exactly the addresses that were checked (no second, unchecked resolution).
+      lookup: pin.lookup,
+      // WHN-024: certificate verification is never switched off; a failure is TLS_ERROR.
+      rejectUnauthorized: true,
+    },
+    target.base,
+    https && input.trustedCa ? { ca: [...rootCertificates, input.trustedCa] } : undefined,
   )
+  if (!input.connections) return postFresh(https, options, input.body, limit)
+  // The pool key: a kept-alive connection is reused only for this same set of checked addresses.
+  options.agent = input.connections.agentFor(https)
+  options.pinnedAddresses = pin.key
+  const pooled = await post(https, options, input.body, limit)
   if (pooled !== STALE) return pooled
   // The kept-alive connection the send picked was closed by the receiver (it had been idle, and the receiver
   // closed it as the request went out) before a single byte of an answer came back. That is a race of
@@ -233,7 +288,18 @@ async function send(input: SendInput, limit: SendLimit): Promise<AttemptOutcome>
   // and that one's outcome is the attempt's (as undici and browsers do). The receiver never answered the
   // first try; should it have read it, the same signed notice arrives twice, which a receiver deduplicates by
   // event_id (WHN-014). The 20-second limit (WHN-027) covers both tries: they share one SendLimit.
-  return fresh()
+  return postFresh(https, options, input.body, limit)
+}
+
+/** post() on a connection of its own (agent: false): never a reused one, so never STALE. */
+async function postFresh(
+  https: boolean,
+  options: RequestOptions,
+  body: Uint8Array,
+  limit: SendLimit,
+): Promise<AttemptOutcome> {
+  const o = await post(https, Object.assign({}, options, { agent: false }), body, limit)
+  return o === STALE ? failure('CONNECTION_ERROR') : o
 }
 
 /** What post() answers when a reused connection failed before any byte of an answer: try again, fresh. */
@@ -248,7 +314,6 @@ type RequestOptions = HttpsRequestOptions & PinnedRequest
  */
 function post(
   https: boolean,
-  url: URL,
   options: RequestOptions,
   body: Uint8Array,
   limit: SendLimit,
@@ -256,17 +321,17 @@ function post(
   const send = https ? httpsRequest : httpRequest
   return new Promise((resolve) => {
     let settled = false
-    // Any byte read on the connection while this request holds it (a partial answer counts).
+    // Any byte read on the connection while this request holds it (a partial answer counts): the socket's
+    // byte count against its count when the request got it, no listener on the socket per request.
     let answered = false
-    const onData = () => (answered = true)
-    let socket: Duplex | undefined
+    let socket: Socket | undefined
+    let readBefore = 0
     const settle = (o: AttemptOutcome | typeof STALE) => {
-      socket?.off('data', onData)
       if (settled) return
       settled = true
       resolve(o)
     }
-    const req = send(url, options, (res: IncomingMessage) => {
+    const req = send(options, (res: IncomingMessage) => {
       answered = true
       const status = res.statusCode ?? 0
       // The body is never read into the history (WHN-028); drain it so the connection is free again.
@@ -283,9 +348,10 @@ function post(
     req.once('close', () => limit.unwatch(onExpire))
     req.on('socket', (s) => {
       socket = s
-      if (!settled) s.on('data', onData)
+      readBefore = s.bytesRead
     })
     req.on('error', (error) => {
+      if (socket && socket.bytesRead > readBefore) answered = true
       if (req.reusedSocket && !answered && !limit.expired) settle(STALE)
       else settle(failure(errorCodeOf(error, limit)))
     })
