@@ -104,5 +104,5 @@ it('creates a Session that waits for a slot in a bounded number of statements, h
     if (i >= 2) counts.push(sqls.length)
   }
   expect(new Set(counts.slice(1)).size).toBe(1)
-  expect(Math.max(...counts)).toBeLessThanOrEqual(9)
+  expect(Math.max(...counts)).toBeLessThanOrEqual(8)
 })

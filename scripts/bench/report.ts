@@ -273,7 +273,7 @@ export function benchmarksMarkdown(r: Results): string {
     "  until 1,000 newer ones pushed them out (the journal, the referee's findings): both are rings of slots now.",
     '- POST Session replay: the body read and its validation, the fingerprint (canonical JSON and SHA-256, now',
     "  kept per body text), the referee's body digest (kept per body text) and the stored answer.",
-    '- POST Session with a fresh key: a transaction of 9 statements (was about 20: per-Project load counts and',
+    '- POST Session with a fresh key: a transaction of 8 statements (was about 20: per-Project load counts and',
     '  per-day settled SU kept by triggers, one budget read of at most 31 day rows) and the bus listeners. About',
     "  40% of a creation's CPU is SQLite (the executions, timers, Session and receipt inserts are the largest",
     "  items: each writes a row and its indexes), about a quarter Node's HTTP parser and writes. Its CPU per",
