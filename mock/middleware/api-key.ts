@@ -8,6 +8,7 @@ import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { usableKeyAndApproval } from '../access/access.js'
 import type { Guard } from './guard.js'
+import { headerOf } from './node-request.js'
 
 /** `Bearer <token>` with one space-free token, else undefined. */
 export function bearerToken(header: string | undefined): string | undefined {
@@ -18,7 +19,7 @@ export function bearerToken(header: string | undefined): string | undefined {
 /** True when the request carries a usable key of a Project not approved for the beta (SVC: 404 everywhere). */
 export function carriesGatedKey(c: Context<Env>): boolean {
   const { db, clock } = c.var.deps
-  const found = usableKeyAndApproval(db, bearerToken(c.req.header('Authorization')), clock.nowMs())
+  const found = usableKeyAndApproval(db, bearerToken(headerOf(c, 'authorization')), clock.nowMs())
   return found !== undefined && !found.approved
 }
 
@@ -26,11 +27,7 @@ export const authenticateApiKey = (): Guard =>
   function authenticateApiKey(c) {
     const { db, clock } = c.var.deps
     // The key and its Project's approval in one statement.
-    const found = usableKeyAndApproval(
-      db,
-      bearerToken(c.req.header('Authorization')),
-      clock.nowMs(),
-    )
+    const found = usableKeyAndApproval(db, bearerToken(headerOf(c, 'authorization')), clock.nowMs())
     // AUTH-001, AUTH-006, AUTH-007: every key problem is the same 401.
     if (!found) {
       throw new ApiError('INVALID_API_KEY', {

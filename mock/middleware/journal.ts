@@ -5,6 +5,7 @@
  */
 import type { Context } from 'hono'
 import type { Env } from '../deps.js'
+import { headerOf } from './node-request.js'
 
 /** When a request arrived, on the virtual clock and the wall clock. */
 export type Arrival = { atMs: number; wallMs: number }
@@ -21,8 +22,8 @@ export function recordRequest(c: Context<Env>, arrived: Arrival, status: number)
     path: c.req.path,
     operation: c.var.op?.operationId ?? null,
     status,
-    idempotency_key: c.req.header('Idempotency-Key') ?? null,
-    last_event_id: c.req.header('Last-Event-ID') ?? c.req.query('after') ?? null,
+    idempotency_key: headerOf(c, 'idempotency-key') ?? null,
+    last_event_id: headerOf(c, 'last-event-id') ?? c.req.query('after') ?? null,
     request_id: c.var.requestId,
     atMs: arrived.atMs,
     wallMs: arrived.wallMs,

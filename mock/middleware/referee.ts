@@ -13,7 +13,8 @@ import { canonicalJson } from '../domain/idempotency.js'
 import { sha256Hex } from '../util/sha256.js'
 import type { Delivery, Observation } from '../referee/rules.js'
 import { bearerToken } from './api-key.js'
-import { framedByNode, MAX_JSON_BYTES } from './request-body.js'
+import { framedByNode, headerOf } from './node-request.js'
+import { MAX_JSON_BYTES } from './request-body.js'
 
 const POLL = /^\/v1\/(?:sessions\/[^/]+\/turns\/[^/]+|runs\/[^/]+)$/
 const STREAM = /^\/v1\/(sessions|runs)\/([^/]+)\/events$/
@@ -34,7 +35,7 @@ async function bodyDigest(c: Context<Env>): Promise<string | undefined> {
   if (upload)
     return sha256(`upload\n${upload.filename}\n${upload.mimeType}\n${sha256(upload.bytes)}`)
   // An upload the app did not read: its raw form (boundary) differs between resends, so it is not judged.
-  if ((c.req.header('Content-Type') ?? '').toLowerCase().startsWith('multipart/')) return undefined
+  if ((headerOf(c, 'content-type') ?? '').toLowerCase().startsWith('multipart/')) return undefined
   if (!bodyReadable(c)) return undefined
   try {
     const text = bodyless(c) ? '' : await c.req.text()
@@ -60,8 +61,8 @@ function bodyless(c: Context<Env>): boolean {
   return (
     framedByNode(c) &&
     Object.keys(c.req.bodyCache).length === 0 &&
-    c.req.header('Content-Length') === undefined &&
-    c.req.header('Transfer-Encoding') === undefined
+    headerOf(c, 'content-length') === undefined &&
+    headerOf(c, 'transfer-encoding') === undefined
   )
 }
 
@@ -72,8 +73,8 @@ function bodyless(c: Context<Env>): boolean {
  */
 function bodyReadable(c: Context<Env>): boolean {
   if (Object.keys(c.req.bodyCache).length > 0) return true
-  const length = c.req.header('Content-Length')
-  if (length === undefined) return c.req.header('Transfer-Encoding') === undefined
+  const length = headerOf(c, 'content-length')
+  if (length === undefined) return headerOf(c, 'transfer-encoding') === undefined
   return /^\d+$/.test(length) && Number(length) <= MAX_JSON_BYTES
 }
 
@@ -130,7 +131,7 @@ export type Watch = {
 
 /** Notes a /v1 request as it arrives (the service edge, middleware/edge.ts, calls it before the handler). */
 export function refereeArrival(c: Context<Env>): Watch | undefined {
-  const key = bearerToken(c.req.header('Authorization'))
+  const key = bearerToken(headerOf(c, 'authorization'))
   if (key === undefined) return undefined
   const { clock, referee: ref, deliveries } = c.var.deps
   const method = c.req.method
@@ -162,7 +163,7 @@ export function refereeAnswer(
     })
   try {
     const status = answered ? c.res.status : 0
-    const idempotencyKey = c.req.header('Idempotency-Key')
+    const idempotencyKey = headerOf(c, 'idempotency-key')
     const needDigest =
       idempotencyKey !== undefined ||
       status >= 400 ||
@@ -194,7 +195,7 @@ function observe(
   const method = c.req.method
   const path = c.req.path
   const res = c.res
-  const cursor = c.req.header('Last-Event-ID') ?? ''
+  const cursor = headerOf(c, 'last-event-id') ?? ''
   const url = c.req.url
   const search = url.includes('?') ? url.slice(url.indexOf('?')) : ''
   const projectId = c.var.auth?.projectId
@@ -226,4 +227,4 @@ function observe(
 }
 
 const hasCursor = (c: Context<Env>) =>
-  Boolean(c.req.header('Last-Event-ID')?.trim()) || Boolean(c.req.query('after'))
+  Boolean(headerOf(c, 'last-event-id')?.trim()) || Boolean(c.req.query('after'))

@@ -11,6 +11,7 @@ import { MAX_FILE_BYTES } from '../domain/file-rules.js'
 import { ApiError } from '../errors.js'
 import type { OperationSpec } from '../http/operations.js'
 import type { Guard } from './guard.js'
+import { framedByNode, headerOf } from './node-request.js'
 
 /** JSON request bodies are at most 64 KiB. */
 export const MAX_JSON_BYTES = 64 * 1024
@@ -33,21 +34,14 @@ const refuseCompressed = (encoding: string | undefined) => {
  * request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 6.3). Chunked bodies and
  * in-process requests (app.request, fetch) go through Hono's bodyLimit, which counts while it reads.
  */
-/** The message Node parsed, for a request served over HTTP (mock/server.ts gives the app c.env.incoming). */
-export const nodeRequest = (c: Context<Env>): { headers: Record<string, unknown> } | undefined =>
-  (c.env as { incoming?: { headers: Record<string, unknown> } } | undefined)?.incoming
-
-/** Whether Node framed the request (served over HTTP). */
-export const framedByNode = (c: Context<Env>): boolean => nodeRequest(c) !== undefined
-
 function limitBody(maxSize: number, onError: (c: Context<Env>) => never): Guard {
   const counted = bodyLimit({ maxSize, onError })
   // Hono's bodyLimit reads (and counts) the whole body before it calls next: nothing is left for next to do.
   const read = async () => undefined
   return function limitBody(c) {
-    if (!framedByNode(c) || c.req.header('Transfer-Encoding') !== undefined)
+    if (!framedByNode(c) || headerOf(c, 'transfer-encoding') !== undefined)
       return counted(c, read) as Promise<void>
-    const length = c.req.header('Content-Length')
+    const length = headerOf(c, 'content-length')
     if (length !== undefined && parseInt(length, 10) > maxSize) onError(c)
   }
 }
@@ -59,13 +53,13 @@ export const readBody = (op: OperationSpec): Guard[] => {
   if (op.body?.mediaType === 'multipart/form-data') {
     return [
       function refuseCompressedUpload(c) {
-        refuseCompressed(c.req.header('Content-Encoding'))
+        refuseCompressed(headerOf(c, 'content-encoding'))
       },
       limitBody(MAX_FILE_BYTES + MULTIPART_OVERHEAD, () => {
         throw new ApiError('FILE_TOO_LARGE', { message: 'Uploaded files are at most 20 MiB.' })
       }),
       async function readUpload(c) {
-        if (mediaTypeOf(c.req.header('Content-Type')) !== 'multipart/form-data') {
+        if (mediaTypeOf(headerOf(c, 'content-type')) !== 'multipart/form-data') {
           throw new ApiError('UNSUPPORTED_MEDIA_TYPE', {
             message: 'Uploads are multipart/form-data with one part named file.',
           })
@@ -106,7 +100,7 @@ export const readBody = (op: OperationSpec): Guard[] => {
   }
   return [
     function refuseCompressedJson(c) {
-      if (op.body) refuseCompressed(c.req.header('Content-Encoding'))
+      if (op.body) refuseCompressed(headerOf(c, 'content-encoding'))
     },
     limitBody(MAX_JSON_BYTES, () => {
       throw new ApiError('INPUT_TOO_LARGE', { message: 'JSON request bodies are at most 64 KiB.' })
@@ -127,7 +121,7 @@ async function readJsonBody(c: Context<Env>): Promise<void> {
   const text = await c.req.text()
   let body: unknown
   if (text.length > 0) {
-    const type = mediaTypeOf(c.req.header('Content-Type'))
+    const type = mediaTypeOf(headerOf(c, 'content-type'))
     if (type !== 'application/json' && !type.endsWith('+json')) {
       throw new ApiError('UNSUPPORTED_MEDIA_TYPE', {
         message: 'Request bodies are JSON (Content-Type: application/json).',

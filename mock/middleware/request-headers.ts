@@ -11,7 +11,7 @@ import { ApiError } from '../errors.js'
 import { delegatedAccessNames } from '../http/operations.js'
 import { lazy } from '../util/memo.js'
 import type { Guard } from './guard.js'
-import { nodeRequest } from './request-body.js'
+import { nodeRequest, headerOf } from './node-request.js'
 
 const delegated = delegatedAccessNames()
 // Compiled on the first X-Correlation-Id seen, not at module load (start-up makes no ajv instance).
@@ -43,7 +43,7 @@ export const refuseDelegatedAccess = (): Guard =>
 
 export const checkCorrelationId = (): Guard =>
   function checkCorrelationId(c) {
-    const value = c.req.header('X-Correlation-Id')
+    const value = headerOf(c, 'x-correlation-id')
     if (value !== undefined && !correlationId()(value)) {
       throw new ApiError('INVALID_CORRELATION_ID', { message: 'X-Correlation-Id is malformed.' })
     }

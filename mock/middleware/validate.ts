@@ -15,6 +15,7 @@ import {
 import { ApiError, apiErrorOf } from '../errors.js'
 import type { OperationSpec } from '../http/operations.js'
 import type { Guard } from './guard.js'
+import { headerOf } from './node-request.js'
 
 const doc = loadOpenApi()
 
@@ -60,7 +61,7 @@ const problems = (errors: ErrorObject[] | null | undefined) =>
 /** Idempotency-Key: present and 1 to 256 bytes (IDEM, EP rules). */
 export const requireIdempotencyKey = (): Guard =>
   function requireIdempotencyKey(c) {
-    const key = c.req.header('Idempotency-Key')
+    const key = headerOf(c, 'idempotency-key')
     // Node hands header values over as latin1 strings: one character per byte on the wire. A string built in
     // process (app.request) may hold wider characters: those count as their UTF-8 bytes.
     const bytes =
@@ -83,7 +84,7 @@ export const requireIdempotencyKey = (): Guard =>
 export const optionalIdempotencyKey = (): Guard => {
   const check = requireIdempotencyKey()
   return function optionalIdempotencyKey(c) {
-    if (c.req.header('Idempotency-Key') !== undefined) return check(c)
+    if (headerOf(c, 'idempotency-key') !== undefined) return check(c)
   }
 }
 
