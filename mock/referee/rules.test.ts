@@ -5,6 +5,8 @@ import {
   judge,
   MAX_ENTRIES_PER_KEY,
   POLL_MIN_INTERVAL_MS,
+  remember,
+  Remembered,
   delivered,
   violationOf,
   type KeyRecord,
@@ -251,4 +253,44 @@ describe('client referee rules', () => {
       { numRuns: 200 },
     )
   })
+})
+
+it('remembers entries newest last, as deleting and re-adding each would, and forgets the oldest beyond the bound [RATE-007]', () => {
+  type Op = { kind: 'remember' | 'delete' | 'set'; key: number; value: number }
+  const op = fc.record({
+    kind: fc.constantFrom(
+      'remember' as const,
+      'remember' as const,
+      'delete' as const,
+      'set' as const,
+    ),
+    key: fc.integer({ min: 0, max: 6 }),
+    value: fc.integer(),
+  })
+  fc.assert(
+    fc.property(fc.array(op, { maxLength: 60 }), (ops: Op[]) => {
+      const ours = new Remembered<number, number>()
+      const model = new Map<number, number>()
+      for (const o of ops) {
+        if (o.kind === 'remember') {
+          remember(ours, o.key, o.value)
+          model.delete(o.key)
+          model.set(o.key, o.value)
+        } else if (o.kind === 'delete') {
+          ours.delete(o.key)
+          model.delete(o.key)
+        } else {
+          // A direct set, as undoDeliveries restores an entry.
+          ours.set(o.key, o.value)
+          model.set(o.key, o.value)
+        }
+        expect([...ours]).toEqual([...model])
+      }
+    }),
+    { numRuns: 300 },
+  )
+  const bounded = new Remembered<number, number>()
+  for (let i = 0; i <= MAX_ENTRIES_PER_KEY; i++) remember(bounded, i, i)
+  expect(bounded.size).toBe(MAX_ENTRIES_PER_KEY)
+  expect(bounded.has(0)).toBe(false)
 })

@@ -122,30 +122,47 @@ export type Observation = {
 /** An event written to a stream, and the stream request it was written to. */
 export type Delivery = { eventId: string; ref: Seen }
 
+/**
+ * A Map that knows its newest key (the last one added): remembering the newest again (a client polling one
+ * Turn, resending one request) only replaces its value, where moving it to the end would delete and re-add it.
+ */
+export class Remembered<K, V> extends Map<K, V> {
+  newest: K | undefined = undefined
+
+  override set(key: K, value: V): this {
+    if (!super.has(key)) this.newest = key
+    return super.set(key, value)
+  }
+}
+
 /** What the referee remembers of one key (each map bounded by MAX_ENTRIES_PER_KEY). */
 export type KeyRecord = {
   /** Last answer per request identity that constrains a resend. */
-  answers: Map<string, { ref: Seen; retryable: boolean; notBeforeMs: number }>
+  answers: Remembered<string, { ref: Seen; retryable: boolean; notBeforeMs: number }>
   /** Content digest per Idempotency-Key that the server may have acted on, and when it was used. */
-  keys: Map<string, { content: string; ref: Seen; atMs: number }>
+  keys: Remembered<string, { content: string; ref: Seen; atMs: number }>
   /** Unanswered keyed requests by content digest, until a resend with their key is answered. */
-  unanswered: Map<string, { idempotencyKey: string; ref: Seen }>
+  unanswered: Remembered<string, { idempotencyKey: string; ref: Seen }>
   /** Last successful poll per Turn or Run. */
-  polls: Map<string, Seen>
+  polls: Remembered<string, Seen>
   /** Last event delivered per Session or Run, and the stream request that delivered it (stream hook). */
-  delivered: Map<string, Delivery>
+  delivered: Remembered<string, Delivery>
 }
 
 export const emptyRecord = (): KeyRecord => ({
-  answers: new Map(),
-  keys: new Map(),
-  unanswered: new Map(),
-  polls: new Map(),
-  delivered: new Map(),
+  answers: new Remembered(),
+  keys: new Remembered(),
+  unanswered: new Remembered(),
+  polls: new Remembered(),
+  delivered: new Remembered(),
 })
 
 /** Sets an entry as the newest; forgets the oldest beyond the bound. */
-export function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
+export function remember<K, V>(map: Remembered<K, V>, key: K, value: V): void {
+  if (key === map.newest) {
+    map.set(key, value)
+    return
+  }
   map.delete(key)
   map.set(key, value)
   if (map.size > MAX_ENTRIES_PER_KEY) map.delete(map.keys().next().value as K)
