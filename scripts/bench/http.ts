@@ -77,7 +77,11 @@ export const ENDPOINTS: Endpoint[] = [
 
 export type Sample = {
   reqPerS: number
-  /** Mean latency in µs (autocannon's percentiles are whole milliseconds). */
+  /**
+   * Mean latency in µs, from the closed loop: each connection has one request out at a time, so a request
+   * takes connections / (req/s) on average (Little's law). autocannon records latencies in whole
+   * milliseconds, so its own mean counts only the requests that took 1 ms or more.
+   */
   meanUs: number
   p50Ms: number
   p99Ms: number
@@ -156,7 +160,7 @@ export async function measure(
     : (result.finish.getTime() - result.start.getTime()) / 1000
   return {
     reqPerS: total / seconds,
-    meanUs: result.latency.mean * 1000,
+    meanUs: (opts.connections * 1e6 * seconds) / total,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     cpuUsPerReq:
