@@ -44,13 +44,40 @@ const f0 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '?' 
 const f1 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '?' : x.toFixed(1))
 const f2 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '?' : x.toFixed(2))
 
-type Ratios = { endpoint: string; mock: Sample; hono?: Sample; prism?: Sample; baseline?: Sample }
+type Ratios = {
+  endpoint: string
+  mock: Sample
+  hono?: Sample
+  prism?: Sample
+  baseline?: Sample
+  /** The median over rounds of each round's req/s ratio (see paired). */
+  vsHono?: number
+  vsPrism?: number
+  baselineVsHono?: number
+}
+
+/**
+ * The median over rounds of the ratio of `a`'s req/s to `b`'s in the same round. Rounds are interleaved (A B C
+ * A B C …): the two runs of one round are seconds apart, while the rounds of a run are minutes apart, and a
+ * shared machine's load drifts over minutes; pairing each round cancels the drift that a ratio of two
+ * medians, taken from different rounds, would keep.
+ */
+function paired(a: Row | undefined, b: Row | undefined): number | undefined {
+  if (!a || !b) return undefined
+  const n = Math.min(a.samples.length, b.samples.length)
+  if (n === 0) return undefined
+  const r = Array.from({ length: n }, (_, i) => a.samples[i]!.reqPerS / b.samples[i]!.reqPerS)
+  const sorted = r.sort((x, y) => x - y)
+  const m = n >> 1
+  return n % 2 ? sorted[m]! : (sorted[m - 1]! + sorted[m]!) / 2
+}
 
 export function ratios(rows: Row[]): Ratios[] {
   const endpoints = [...new Set(rows.map((r) => r.endpoint))]
+  const row = (e: string, t: string) => rows.find((r) => r.endpoint === e && r.target === t)
   const of = (e: string, t: string) => {
-    const row = rows.find((r) => r.endpoint === e && r.target === t)
-    return row && row.samples.length > 0 ? medianOf(row.samples) : undefined
+    const found = row(e, t)
+    return found && found.samples.length > 0 ? medianOf(found.samples) : undefined
   }
   return endpoints.map((e) => ({
     endpoint: e,
@@ -58,6 +85,9 @@ export function ratios(rows: Row[]): Ratios[] {
     hono: of(e, 'bare Hono'),
     prism: of(e, 'Prism'),
     baseline: of(e, 'mock (baseline)'),
+    vsHono: paired(row(e, 'mock'), row(e, 'bare Hono')),
+    vsPrism: paired(row(e, 'mock'), row(e, 'Prism')),
+    baselineVsHono: paired(row(e, 'mock (baseline)'), row(e, 'bare Hono')),
   }))
 }
 
@@ -67,8 +97,8 @@ export function targets(r: Results): { target: string; measured: string; met?: b
   const rat = r.http ? ratios(r.http) : []
   const vsHono = (name: string, goal: number) => {
     const x = rat.find((q) => q.endpoint === name)
-    if (!x?.hono) return
-    const v = x.mock.reqPerS / x.hono.reqPerS
+    const v = x?.vsHono
+    if (v === undefined) return
     out.push({
       target: `${name} ≥ ${goal}× bare Hono req/s`,
       measured: `${f2(v)}×`,
@@ -129,10 +159,7 @@ export function summaryLine(r: Results): string {
   )
   const rat = r.http ? ratios(r.http) : []
   const http = rat
-    .map(
-      (x) =>
-        `${x.endpoint} ${f2(x.hono ? x.mock.reqPerS / x.hono.reqPerS : NaN)}×Hono ${f1(x.prism ? x.mock.reqPerS / x.prism.reqPerS : NaN)}×Prism`,
-    )
+    .map((x) => `${x.endpoint} ${f2(x.vsHono ?? NaN)}×Hono ${f1(x.vsPrism ?? NaN)}×Prism`)
     .join('; ')
   return `bench: ${http}${parts.length ? ` | ${parts.join('; ')}` : ''}`
 }
@@ -167,8 +194,10 @@ export function benchmarksMarkdown(r: Results): string {
     lines.push(
       '## HTTP hot path',
       '',
-      'req/s, latency p50 / p99 (ms) and server CPU per request (µs, from /proc) of each target; ratios are the',
-      "mock's req/s over the other target's. POST Session (fresh key): every request a new Idempotency-Key and a",
+      'req/s, latency p50 / p99 (ms) and server CPU per request (µs, from /proc) of each target: medians of the',
+      "rounds. The ratios are the median over rounds of the mock's req/s over the other target's in the same",
+      "round (the two are seconds apart; a shared machine's load drifts over minutes, between rounds), so they",
+      'may differ from the ratio of the two medians. POST Session (fresh key): every request a new Idempotency-Key and a',
       'new Session, in turn on 5 Projects (Project A and 4 clones, each its own key and Deployment; a round is',
       'bounded by their waiting caps: 5,000 requests, the mock reset before each); replay:',
       'one key and body, the stored receipt. GET Run: a Run holding 100 outputs (its detail shows the first 50).',
@@ -177,7 +206,7 @@ export function benchmarksMarkdown(r: Results): string {
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...ratios(r.http).map(
         (x) =>
-          `| ${x.endpoint} | ${f0(x.mock.reqPerS)} | ${x.mock.p50Ms} / ${x.mock.p99Ms} | ${f0(x.mock.cpuUsPerReq)} | ${f0(x.hono?.reqPerS)} | ${f0(x.hono?.cpuUsPerReq)} | ${f0(x.prism?.reqPerS)} | ${f0(x.prism?.cpuUsPerReq)} | ${f2(x.hono ? x.mock.reqPerS / x.hono.reqPerS : undefined)} | ${f2(x.prism ? x.mock.reqPerS / x.prism.reqPerS : undefined)} |`,
+          `| ${x.endpoint} | ${f0(x.mock.reqPerS)} | ${x.mock.p50Ms} / ${x.mock.p99Ms} | ${f0(x.mock.cpuUsPerReq)} | ${f0(x.hono?.reqPerS)} | ${f0(x.hono?.cpuUsPerReq)} | ${f0(x.prism?.reqPerS)} | ${f0(x.prism?.cpuUsPerReq)} | ${f2(x.vsHono)} | ${f2(x.vsPrism)} |`,
       ),
       '',
     )
@@ -189,7 +218,7 @@ export function benchmarksMarkdown(r: Results): string {
         '|---|---:|---:|---:|---:|---:|---:|',
         ...ratios(r.http).map(
           (x) =>
-            `| ${x.endpoint} | ${f0(x.baseline?.reqPerS)} | ${f0(x.baseline?.cpuUsPerReq)} | ${f2(x.baseline && x.hono ? x.baseline.reqPerS / x.hono.reqPerS : undefined)} | ${f0(x.mock.reqPerS)} | ${f0(x.mock.cpuUsPerReq)} | ${f2(x.hono ? x.mock.reqPerS / x.hono.reqPerS : undefined)} |`,
+            `| ${x.endpoint} | ${f0(x.baseline?.reqPerS)} | ${f0(x.baseline?.cpuUsPerReq)} | ${f2(x.baselineVsHono)} | ${f0(x.mock.reqPerS)} | ${f0(x.mock.cpuUsPerReq)} | ${f2(x.vsHono)} |`,
         ),
         '',
       )
