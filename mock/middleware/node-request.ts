@@ -10,7 +10,7 @@ import type { Env } from '../deps.js'
 type NodeRequest = { headers: Record<string, unknown>; rawHeaders: string[] }
 
 /** The message Node parsed, for a request served over HTTP (mock/server.ts gives the app c.env.incoming). */
-export const nodeRequest = (c: Context<Env>): NodeRequest | undefined =>
+const nodeRequest = (c: Context<Env>): NodeRequest | undefined =>
   (c.env as { incoming?: NodeRequest } | undefined)?.incoming
 
 const httpWhitespace = (code: number) => code === 9 || code === 10 || code === 13 || code === 32

@@ -4,14 +4,12 @@
  * malformed X-Correlation-Id is 400 INVALID_CORRELATION_ID (its format comes from the spec's CorrelationId
  * parameter, also assumed).
  */
-import type { Context } from 'hono'
 import { openApiSchemas } from '../../spec/index.js'
-import type { Env } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { delegatedAccessNames } from '../http/operations.js'
 import { lazy } from '../util/memo.js'
 import type { Guard } from './guard.js'
-import { nodeRequest, headerOf } from './node-request.js'
+import { headerOf } from './node-request.js'
 
 const delegated = delegatedAccessNames()
 // Compiled on the first X-Correlation-Id seen, not at module load (start-up makes no ajv instance).
@@ -19,19 +17,9 @@ const correlationId = lazy(() =>
   openApiSchemas().at('#/components/parameters/CorrelationId/schema'),
 )
 
-/**
- * Whether the request carries a header (`name` lower case). Over HTTP it is looked up in the headers Node
- * parsed (names lower-cased): asking @hono/node-server checks the name's syntax on every lookup.
- */
-function carries(c: Context<Env>, name: string): boolean {
-  const incoming = nodeRequest(c)
-  if (incoming) return Object.hasOwn(incoming.headers, name)
-  return c.req.header(name) !== undefined
-}
-
 export const refuseDelegatedAccess = (): Guard =>
   function refuseDelegatedAccess(c) {
-    const header = delegated.headers.find((h) => carries(c, h))
+    const header = delegated.headers.find((h) => headerOf(c, h) !== undefined)
     const query = delegated.query.find((q) => c.req.query(q) !== undefined)
     if (header || query) {
       throw new ApiError('ACTING_FORBIDDEN', {
