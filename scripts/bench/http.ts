@@ -92,7 +92,8 @@ export type Sample = {
 
 export type Row = { endpoint: string; target: string; samples: Sample[] }
 
-const median = (xs: number[]): number => {
+/** The median (the mean of the two middle values for an even count). */
+export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b)
   const m = s.length >> 1
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { arch, cpus, loadavg, platform, release, totalmem } from 'node:os'
 import { join } from 'node:path'
-import { medianOf, type Row, type Sample } from './http.js'
+import { median as medianOfAll, medianOf, type Row, type Sample } from './http.js'
 import type { InstancesResult, VirtualTimeResult } from './scale.js'
 import type { StartupResult, StoreSizeRow } from './startup.js'
 import type { FanOutResult, WebhookResult } from './streams.js'
@@ -66,10 +66,9 @@ function paired(a: Row | undefined, b: Row | undefined): number | undefined {
   if (!a || !b) return undefined
   const n = Math.min(a.samples.length, b.samples.length)
   if (n === 0) return undefined
-  const r = Array.from({ length: n }, (_, i) => a.samples[i]!.reqPerS / b.samples[i]!.reqPerS)
-  const sorted = r.sort((x, y) => x - y)
-  const m = n >> 1
-  return n % 2 ? sorted[m]! : (sorted[m - 1]! + sorted[m]!) / 2
+  return medianOfAll(
+    Array.from({ length: n }, (_, i) => a.samples[i]!.reqPerS / b.samples[i]!.reqPerS),
+  )
 }
 
 export function ratios(rows: Row[]): Ratios[] {

@@ -4,7 +4,6 @@
  * servers are child processes too (store-server.ts).
  */
 import { spawn } from 'node:child_process'
-import autocannon from 'autocannon'
 import { freePort, ROOT, rssOf, spawnTarget, type Target } from './targets.js'
 import { measure, medianOf, type Sample } from './http.js'
 import { AUTH } from './world.js'
@@ -76,7 +75,6 @@ type StoreServer = {
   n: number
   accepted: number
   fillS: number
-  url: string
   turn: string
 }
 
@@ -95,11 +93,11 @@ async function storeServer(world: string, n: number): Promise<StoreServer> {
     throw new Error(`store server said: ${target.output()}`)
   }
   return {
-    target,
+    // The URL the server printed once filled (unknown when it was spawned).
+    target: Object.assign({}, target, { url: line[2]! }),
     n,
     accepted: Number(line[1]),
     fillS: ms(start) / 1000,
-    url: line[2]!,
     turn: line[3]!,
   }
 }
@@ -122,22 +120,18 @@ export async function storeSizes(
       servers.push(await storeServer(world, n))
       progress(`store: ${n} Sessions filled`)
     }
+    const read = (s: StoreServer, durationS: number) =>
+      measure(
+        s.target,
+        { method: 'GET', path: s.turn, headers: AUTH },
+        { connections: 8, durationS, tag: `store-${s.n}` },
+      )
     // Warm-up (not recorded): a freshly filled server's first reads run unoptimised code.
-    for (const s of servers)
-      await autocannon({
-        url: s.url,
-        connections: 8,
-        duration: 1,
-        requests: [{ method: 'GET', path: s.turn, headers: AUTH }],
-      })
+    for (const s of servers) await read(s, 1)
     const samples = new Map<StoreServer, Sample[]>(servers.map((s) => [s, []]))
     for (let round = 0; round < opts.rounds; round++)
       for (const s of servers) {
-        const sample = await measure(
-          Object.assign({}, s.target, { url: s.url }),
-          { method: 'GET', path: s.turn, headers: AUTH },
-          { connections: 8, durationS: opts.durationS, tag: `store-${s.n}` },
-        )
+        const sample = await read(s, opts.durationS)
         samples.get(s)!.push(sample)
         progress(
           `store round ${round + 1}/${opts.rounds} ${s.n} Sessions: ${sample.reqPerS.toFixed(0)} req/s, mean ${sample.meanUs.toFixed(0)} µs, cpu ${sample.cpuUsPerReq?.toFixed(0) ?? '?'} µs/req`,
