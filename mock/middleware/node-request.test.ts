@@ -81,7 +81,7 @@ it('reads every header as Hono does, whatever the case, repeats and surrounding 
   )
 })
 
-it('answers in process as Hono does', async () => {
+it('answers in process as Hono does [AUTH-001] [RETRY-017]', async () => {
   const res = await app.request('/headers', {
     headers: { Authorization: 'Bearer x', 'Idempotency-Key': ' k ' },
   })
