@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { afterAll, expect, it } from 'vitest'
-import { openDb, tablesRead, type Db } from './db.js'
+import { anonymousParameters, openDb, tablesRead, type Db } from './db.js'
 
 const schemaDir = mkdtempSync(join(tmpdir(), 'db-cache-'))
 writeFileSync(
@@ -271,6 +271,113 @@ it('treats a write to a table with a trigger as a write to every table when its 
     ran.length = 0
     expect(read.get('count')).toEqual({ n: 0 })
     expect(ran).toEqual(['SELECT n FROM b WHERE id = ?'])
+  } finally {
+    db.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+it('refuses a bare LIMIT or OFFSET parameter (SQLite re-prepares such a statement on every run); the CAST form limits as a literal does', () => {
+  const db = openDb()
+  try {
+    for (const sql of [
+      'SELECT * FROM meta ORDER BY key LIMIT ?',
+      'SELECT * FROM meta ORDER BY key limit @limit',
+      'SELECT * FROM meta ORDER BY key LIMIT 5 OFFSET ?',
+      'SELECT * FROM meta ORDER BY key LIMIT :n',
+    ]) {
+      expect(() => db.stmt(sql), sql).toThrow(/re-prepares the statement on every run/)
+      expect(() => db.cached(sql).all(1), sql).toThrow(/re-prepares the statement on every run/)
+    }
+    const insert = db.stmt('INSERT INTO meta (key, value) VALUES (?, ?)')
+    for (let i = 0; i < 12; i++) insert.run(`k${String(i).padStart(2, '0')}`, String(i))
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 15 }), fc.integer({ min: 0, max: 15 }), (n, skip) => {
+        const cast = db
+          .stmt(
+            'SELECT key FROM meta ORDER BY key LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)',
+          )
+          .all(n, skip)
+        const literal = db.stmt(`SELECT key FROM meta ORDER BY key LIMIT ${n} OFFSET ${skip}`).all()
+        expect(cast).toEqual(literal)
+      }),
+    )
+  } finally {
+    db.close()
+  }
+})
+
+it('makes named parameters anonymous, one per occurrence, leaving string literals, quoted names and comments as they are', () => {
+  expect(
+    anonymousParameters(
+      `UPDATE t SET a = @a, b = COALESCE(@b, b) -- @not_a_parameter
+       WHERE "@id" = @id AND x = '@a''s @b' /* @c */ AND c = @b`,
+    ),
+  ).toEqual({
+    sql: `UPDATE t SET a = ?, b = COALESCE(?, b) -- @not_a_parameter
+       WHERE "@id" = ? AND x = '@a''s @b' /* @c */ AND c = ?`,
+    names: ['a', 'b', 'id', 'b'],
+  })
+  // Other parameter forms, or none, are left to better-sqlite3.
+  expect(anonymousParameters('SELECT * FROM t WHERE a = @a AND b = ?')).toBeUndefined()
+  expect(anonymousParameters('SELECT * FROM t WHERE a = :a')).toBeUndefined()
+  expect(anonymousParameters("SELECT json_extract(j, '$.kind') FROM t")).toBeUndefined()
+})
+
+it('binds named parameters and builds rows exactly as better-sqlite3 does (same keys in column order, same values)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'db-bind-'))
+  writeFileSync(
+    join(dir, '001.sql'),
+    `CREATE TABLE r (id TEXT PRIMARY KEY, n INTEGER, f REAL, s TEXT, b BLOB, z TEXT);`,
+  )
+  const db = openDb(':memory:', { schemaDir: dir })
+  try {
+    const insert = 'INSERT INTO r (id, n, f, s, b, z) VALUES (@id, @n, @f, @s, @b, @z) RETURNING *'
+    const select =
+      "SELECT id, n, f, s, b, z, n AS again, 'lit' AS id FROM r WHERE n >= @min AND id <> @id"
+    const value = fc.oneof(fc.constant(null), fc.integer(), fc.double({ noNaN: true }), fc.string())
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(
+          fc.record({
+            id: fc.string({ minLength: 1 }),
+            n: fc.integer({ min: -5, max: 5 }),
+            f: fc.oneof(fc.constant(null), fc.double({ noNaN: true, noDefaultInfinity: true })),
+            s: value.map((v) => (v === null ? null : String(v))),
+            b: fc.oneof(
+              fc.constant(null),
+              fc.uint8Array({ maxLength: 8 }).map((a) => Buffer.from(a)),
+            ),
+            z: fc.oneof(fc.constant(null), fc.string()),
+            unused: fc.string(),
+          }),
+          { selector: (r) => r.id, maxLength: 8 },
+        ),
+        fc.integer({ min: -6, max: 6 }),
+        (rows, min) => {
+          db.raw.exec('DELETE FROM r')
+          for (const row of rows) {
+            const ours = db.stmt(insert).get(row) as Record<string, unknown>
+            db.raw.exec('SAVEPOINT again')
+            db.raw.prepare('DELETE FROM r WHERE id = ?').run(row.id)
+            const theirs = db.raw.prepare(insert).get(row) as Record<string, unknown>
+            db.raw.exec('RELEASE again')
+            expect(Object.keys(ours)).toEqual(Object.keys(theirs))
+            expect(ours).toEqual(theirs)
+          }
+          const params = { min, id: rows[0]?.id ?? '' }
+          const ours = db.stmt(select).all(params) as Record<string, unknown>[]
+          const theirs = db.raw.prepare(select).all(params) as Record<string, unknown>[]
+          expect(ours.map((r) => Object.keys(r))).toEqual(theirs.map((r) => Object.keys(r)))
+          expect(ours).toEqual(theirs)
+          expect([...(db.stmt(select).iterate(params) as Iterable<unknown>)]).toEqual(theirs)
+          expect(db.stmt(select).get(params)).toEqual(theirs[0])
+        },
+      ),
+    )
+    // A missing named parameter is refused, as better-sqlite3 refuses it.
+    expect(() => db.stmt(select).all({ min: 1 })).toThrow()
+    expect(() => db.raw.prepare(select).all({ min: 1 })).toThrow()
   } finally {
     db.close()
     rmSync(dir, { recursive: true, force: true })

@@ -81,7 +81,7 @@ export function eventsAfter(
   return (
     db
       .stmt(
-        'SELECT * FROM events WHERE aggregate_id = ? AND sequence > ? ORDER BY sequence LIMIT ?',
+        'SELECT * FROM events WHERE aggregate_id = ? AND sequence > ? ORDER BY sequence LIMIT CAST(? AS INTEGER)',
       )
       .all(aggregateId, afterSequence, limit) as EventRow[]
   ).map(toEvent)
@@ -101,7 +101,7 @@ export function visibleEventsAfter(
   return (
     db
       .stmt(
-        'SELECT * FROM events WHERE aggregate_id = ? AND sequence > ? AND created_at > ? ORDER BY sequence LIMIT ?',
+        'SELECT * FROM events WHERE aggregate_id = ? AND sequence > ? AND created_at > ? ORDER BY sequence LIMIT CAST(? AS INTEGER)',
       )
       .all(aggregateId, afterSequence, sinceMs, limit) as EventRow[]
   ).map(toEvent)
@@ -118,7 +118,7 @@ export function resultItemIdsOfTurn(
     db
       .stmt(
         `SELECT event_id FROM events WHERE aggregate_id = ? AND turn_id = ?
-           AND json_extract(data_json, '$.kind') IN ('MESSAGE', 'ARTIFACT') ORDER BY sequence LIMIT ?`,
+           AND json_extract(data_json, '$.kind') IN ('MESSAGE', 'ARTIFACT') ORDER BY sequence LIMIT CAST(? AS INTEGER)`,
       )
       .all(sessionId, turnId, limit) as { event_id: string }[]
   ).map((r) => r.event_id)

@@ -281,7 +281,7 @@ export function waitingExecutions(db: Db, projectId: string, limit: number): Exe
   return (
     db
       .stmt(
-        'SELECT * FROM executions WHERE project_id = ? AND terminal = 0 AND admitted_at IS NULL ORDER BY seq LIMIT ?',
+        'SELECT * FROM executions WHERE project_id = ? AND terminal = 0 AND admitted_at IS NULL ORDER BY seq LIMIT CAST(? AS INTEGER)',
       )
       .all(projectId, limit) as ExecutionRow[]
   ).map(toExecution)
@@ -338,7 +338,7 @@ export function listOutputRows(
 ): OutputRow[] {
   return db
     .cached(
-      'SELECT position, item_json FROM outputs WHERE execution_id = ? AND position > ? ORDER BY position LIMIT ?',
+      'SELECT position, item_json FROM outputs WHERE execution_id = ? AND position > ? ORDER BY position LIMIT CAST(? AS INTEGER)',
     )
     .records(toOutputRow, executionId, afterPosition, limit)
 }

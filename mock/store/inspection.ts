@@ -46,19 +46,21 @@ type SessionRow = Omit<SessionRecord, 'metadata'>
 
 export const rateWindows = (db: Db, limit: number): RateWindowRow[] =>
   db
-    .stmt('SELECT scope, start_ms, count FROM rate_windows ORDER BY scope LIMIT ?')
+    .stmt('SELECT scope, start_ms, count FROM rate_windows ORDER BY scope LIMIT CAST(? AS INTEGER)')
     .all(limit) as RateWindowRow[]
 
 export const recentSessions = (db: Db, limit: number): SessionRow[] =>
   db
     .stmt(
       `SELECT id, project_id, deployment_id, status, deleted_at, created_at, last_activity_at, workflow_run_id
-       FROM sessions ORDER BY created_at DESC, rowid DESC LIMIT ?`,
+       FROM sessions ORDER BY created_at DESC, rowid DESC LIMIT CAST(? AS INTEGER)`,
     )
     .all(limit) as SessionRow[]
 
 export const recentExecutions = (db: Db, limit: number): ExecutionRow[] =>
-  db.stmt('SELECT * FROM executions ORDER BY seq DESC LIMIT ?').all(limit) as ExecutionRow[]
+  db
+    .stmt('SELECT * FROM executions ORDER BY seq DESC LIMIT CAST(? AS INTEGER)')
+    .all(limit) as ExecutionRow[]
 
 export const executionRow = (db: Db, id: string): ExecutionRow | undefined =>
   db.stmt('SELECT * FROM executions WHERE id = ?').get(id) as ExecutionRow | undefined
@@ -68,7 +70,7 @@ export const eventsOfExecution = (db: Db, id: string, limit: number): EventRow[]
   db
     .stmt(
       `SELECT event_id, aggregate_kind, aggregate_id, sequence, type, created_at, data_json, status FROM events
-       WHERE turn_id = @id OR (run_id = @id AND aggregate_kind = 'RUN') ORDER BY created_at, sequence LIMIT @limit`,
+       WHERE turn_id = @id OR (run_id = @id AND aggregate_kind = 'RUN') ORDER BY created_at, sequence LIMIT CAST(@limit AS INTEGER)`,
     )
     .all({ id, limit }) as EventRow[]
 
@@ -90,7 +92,7 @@ export const actionsOfExecution = (db: Db, id: string): ActionRow[] =>
 export const timersOfSubject = (db: Db, subject: string, limit: number): TimerRow[] =>
   db
     .stmt(
-      'SELECT id, due_at, seq, kind, payload_json FROM timers WHERE subject = ? ORDER BY due_at, seq LIMIT ?',
+      'SELECT id, due_at, seq, kind, payload_json FROM timers WHERE subject = ? ORDER BY due_at, seq LIMIT CAST(? AS INTEGER)',
     )
     .all(subject, limit) as TimerRow[]
 
@@ -105,7 +107,7 @@ export const endpointsOfProject = (db: Db, projectId: string): EndpointRow[] =>
 
 export const recentDeliveries = (db: Db, limit: number): DeliveryRecord[] =>
   db
-    .stmt('SELECT * FROM webhook_deliveries ORDER BY seq DESC LIMIT ?')
+    .stmt('SELECT * FROM webhook_deliveries ORDER BY seq DESC LIMIT CAST(? AS INTEGER)')
     .all(limit) as DeliveryRecord[]
 
 /** The deliveries of the events of one Turn or Run. */
@@ -113,6 +115,6 @@ export const deliveriesOfExecution = (db: Db, id: string, limit: number): Delive
   db
     .stmt(
       `SELECT * FROM webhook_deliveries WHERE event_id IN (SELECT event_id FROM events
-         WHERE turn_id = @id OR (run_id = @id AND aggregate_kind = 'RUN')) ORDER BY seq LIMIT @limit`,
+         WHERE turn_id = @id OR (run_id = @id AND aggregate_kind = 'RUN')) ORDER BY seq LIMIT CAST(@limit AS INTEGER)`,
     )
     .all({ id, limit }) as DeliveryRecord[]

@@ -199,12 +199,12 @@ export function listDeliveries(
     opts.status === undefined
       ? db
           .stmt(
-            'SELECT * FROM webhook_deliveries WHERE project_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+            'SELECT * FROM webhook_deliveries WHERE project_id = ? AND seq < ? ORDER BY seq DESC LIMIT CAST(? AS INTEGER)',
           )
           .all(projectId, opts.beforeSeq, opts.limit)
       : db
           .stmt(
-            'SELECT * FROM webhook_deliveries WHERE project_id = ? AND seq < ? AND status = ? ORDER BY seq DESC LIMIT ?',
+            'SELECT * FROM webhook_deliveries WHERE project_id = ? AND seq < ? AND status = ? ORDER BY seq DESC LIMIT CAST(? AS INTEGER)',
           )
           .all(projectId, opts.beforeSeq, opts.status, opts.limit)
   ) as DeliveryRecord[]

@@ -101,7 +101,9 @@ export function listPreparationsPage(
 ): PreparationRecord[] {
   return (
     db
-      .stmt('SELECT * FROM preparations WHERE project_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+      .stmt(
+        'SELECT * FROM preparations WHERE project_id = ? AND seq > ? ORDER BY seq LIMIT CAST(? AS INTEGER)',
+      )
       .all(projectId, afterSeq, limit) as PreparationRow[]
   ).map(toPreparation)
 }
