@@ -5,7 +5,7 @@
  */
 import type { Context } from 'hono'
 import type { Env } from '../deps.js'
-import { headerOf } from './node-request.js'
+import { headerOf, queryOf } from './node-request.js'
 
 /** When a request arrived, on the virtual clock and the wall clock. */
 export type Arrival = { atMs: number; wallMs: number }
@@ -23,7 +23,7 @@ export function recordRequest(c: Context<Env>, arrived: Arrival, status: number)
     operation: c.var.op?.operationId ?? null,
     status,
     idempotency_key: headerOf(c, 'idempotency-key') ?? null,
-    last_event_id: headerOf(c, 'last-event-id') ?? c.req.query('after') ?? null,
+    last_event_id: headerOf(c, 'last-event-id') ?? queryOf(c, 'after') ?? null,
     request_id: c.var.requestId,
     atMs: arrived.atMs,
     wallMs: arrived.wallMs,

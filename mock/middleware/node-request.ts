@@ -83,3 +83,12 @@ export function headerOf(c: Context<Env>, lowerName: string): string | undefined
 
 /** Whether Node framed the request (served over HTTP). */
 export const framedByNode = (c: Context<Env>): boolean => nodeRequest(c) !== undefined
+
+/**
+ * A query parameter's value, exactly as `c.req.query(name)` gives it; undefined at once for a URL with no
+ * query string (Hono looks a parameter up in the URL text by name, building its search strings each time, and
+ * a request looks up several: delegated access, the referee's and the journal's cursor, the operation's own).
+ */
+export function queryOf(c: Context<Env>, name: string): string | undefined {
+  return c.req.url.includes('?') ? c.req.query(name) : undefined
+}

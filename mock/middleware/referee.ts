@@ -13,7 +13,7 @@ import { canonicalJson } from '../domain/idempotency.js'
 import { sha256Hex } from '../util/sha256.js'
 import type { Delivery, Observation } from '../referee/rules.js'
 import { bearerToken } from './api-key.js'
-import { framedByNode, headerOf } from './node-request.js'
+import { framedByNode, headerOf, queryOf } from './node-request.js'
 import { MAX_JSON_BYTES } from './request-body.js'
 
 const POLL = /^\/v1\/(?:sessions\/[^/]+\/turns\/[^/]+|runs\/[^/]+)$/
@@ -227,4 +227,4 @@ function observe(
 }
 
 const hasCursor = (c: Context<Env>) =>
-  Boolean(headerOf(c, 'last-event-id')?.trim()) || Boolean(c.req.query('after'))
+  Boolean(headerOf(c, 'last-event-id')?.trim()) || Boolean(queryOf(c, 'after'))

@@ -9,7 +9,7 @@ import { ApiError } from '../errors.js'
 import { delegatedAccessNames } from '../http/operations.js'
 import { lazy } from '../util/memo.js'
 import type { Guard } from './guard.js'
-import { headerOf } from './node-request.js'
+import { headerOf, queryOf } from './node-request.js'
 
 const delegated = delegatedAccessNames()
 // Compiled on the first X-Correlation-Id seen, not at module load (start-up makes no ajv instance).
@@ -20,7 +20,7 @@ const correlationId = lazy(() =>
 export const refuseDelegatedAccess = (): Guard =>
   function refuseDelegatedAccess(c) {
     const header = delegated.headers.find((h) => headerOf(c, h) !== undefined)
-    const query = delegated.query.find((q) => c.req.query(q) !== undefined)
+    const query = delegated.query.find((q) => queryOf(c, q) !== undefined)
     if (header || query) {
       throw new ApiError('ACTING_FORBIDDEN', {
         message: 'Delegated access is not allowed: a key acts only for its own Project.',

@@ -15,7 +15,7 @@ import {
 import { ApiError, apiErrorOf } from '../errors.js'
 import type { OperationSpec } from '../http/operations.js'
 import type { Guard } from './guard.js'
-import { headerOf } from './node-request.js'
+import { headerOf, queryOf } from './node-request.js'
 
 const doc = loadOpenApi()
 
@@ -114,7 +114,7 @@ export const validateRequest = (op: OperationSpec): Guard => {
     const input = c.var.input ?? { body: undefined, query: {} }
     const query: Record<string, unknown> = {}
     for (const p of validateQuery) {
-      const raw = c.req.query(p.name)
+      const raw = queryOf(c, p.name)
       if (raw === undefined) continue
       // ajv coerces a root scalar only for the check; coerceScalar gives the typed value back.
       if (!p.validate(raw)) {
