@@ -12,6 +12,7 @@ import { getDeployment, type Deployment } from '../store/deployments.js'
 import {
   getExecution,
   getSession,
+  viewSession,
   type RunRecord,
   type SessionRecord,
 } from '../store/executions.js'
@@ -58,8 +59,8 @@ export function callableDeployment(deps: Deps, grant: Grant, id: string): Deploy
  * NOT_FOUND. Run request rule 6: one held by workflow steps is 409 WORKFLOW_MANAGED_SESSION; one past its
  * 30-day idle retention is 410 SESSION_EXPIRED.
  */
-export function visibleSession(deps: Deps, grant: Grant, id: string): SessionRecord {
-  const session = getSession(deps.db, id)
+export function visibleSession(deps: Deps, grant: Grant, id: string): Readonly<SessionRecord> {
+  const session = viewSession(deps.db, id)
   if (!session || session.project_id !== grant.projectId || session.deleted_at !== null)
     throw new ApiError('NOT_FOUND', { message: 'No such Session.' })
   // RUN-037: a Session held by workflow steps (its "Deployment" is the workflow) is refused on Session paths.

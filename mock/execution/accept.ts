@@ -172,7 +172,7 @@ export function acceptInput(
   deps: Deps,
   auth: AuthInfo,
   deployment: Deployment,
-  session: SessionRecord,
+  session: Readonly<SessionRecord>,
   body: TurnRequest,
 ): TurnRecord {
   if (session.status === 'CLOSED') throw new ApiError('SESSION_CLOSED')
@@ -205,7 +205,7 @@ function acceptTurn(
   deps: Deps,
   auth: AuthInfo,
   deployment: Deployment,
-  session: SessionRecord,
+  session: Readonly<SessionRecord>,
   body: TurnRequest,
 ): TurnRecord {
   if (deployment.status !== 'ACTIVE')

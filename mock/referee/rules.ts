@@ -183,23 +183,21 @@ const unanswered = (o: Observation) => o.status === 0
  * Judges one observation of a key against what the key did before, updates the record and returns the
  * violations (usually none). Order of rules is the order of the list above.
  */
-export function judge(record: KeyRecord, key: string, o: Observation): Found[] {
-  const found: Found[] = []
+export function judge(record: KeyRecord, key: string, o: Observation): readonly Found[] {
+  // Most observations break no rule: the list is made for the first finding.
+  let found: Found[] | undefined
   const ref = refOf(o)
-  const violation = (rule: RuleName, earlier: Seen[]): Found => ({
-    rule,
-    key,
-    requests: [...earlier, ref],
-  })
+  const violation = (rule: RuleName, earlier: Seen[]): void => {
+    ;(found ??= []).push({ rule, key, requests: [...earlier, ref] })
+  }
 
   // RETRY-001, RETRY-002: a resend of a request whose last answer forbade it (yet).
   const identity = record.answers.size > 0 || isError(o) ? o.identity() : undefined
   if (identity !== undefined) {
     const before = record.answers.get(identity)
-    if (before && !before.retryable)
-      found.push(violation('resend-after-non-retryable', [before.ref]))
+    if (before && !before.retryable) violation('resend-after-non-retryable', [before.ref])
     else if (before && o.atMs < before.notBeforeMs)
-      found.push(violation('resend-before-retry-after', [before.ref]))
+      violation('resend-before-retry-after', [before.ref])
     if (isError(o) && o.retryable !== undefined) {
       remember(record.answers, identity, {
         ref,
@@ -217,7 +215,7 @@ export function judge(record: KeyRecord, key: string, o: Observation): Found[] {
     if (content !== undefined) {
       const pending = record.unanswered.get(content)
       if (pending && pending.idempotencyKey !== o.idempotencyKey) {
-        found.push(violation('changed-key-after-unanswered', [pending.ref]))
+        violation('changed-key-after-unanswered', [pending.ref])
         record.unanswered.delete(content)
       } else if (pending && !unanswered(o)) {
         // A resend with the same key was answered: the unanswered request is settled.
@@ -228,7 +226,7 @@ export function judge(record: KeyRecord, key: string, o: Observation): Found[] {
       const used = kept && o.atMs - kept.atMs < KEY_HELD_MS ? kept : undefined
       if (kept && !used) record.keys.delete(o.idempotencyKey)
       if (used && used.content !== content) {
-        found.push(violation('changed-body-same-key', [used.ref]))
+        violation('changed-body-same-key', [used.ref])
       } else if (!used && (accepted(o) || unanswered(o) || o.retryable === true)) {
         // The server may have acted on this key (or the client must resend it unchanged).
         remember(record.keys, o.idempotencyKey, { content, ref, atMs: o.atMs })
@@ -241,24 +239,25 @@ export function judge(record: KeyRecord, key: string, o: Observation): Found[] {
   // RATE-007: polls of one Turn or Run at least 2 virtual seconds apart.
   if (o.poll !== undefined && o.status === 200) {
     const last = record.polls.get(o.poll)
-    if (last && o.atMs - last.atMs < POLL_MIN_INTERVAL_MS)
-      found.push(violation('polling-too-often', [last]))
+    if (last && o.atMs - last.atMs < POLL_MIN_INTERVAL_MS) violation('polling-too-often', [last])
     remember(record.polls, o.poll, ref)
   }
 
   // SSE-023 (and SSE-018): reconnect with the last id once an event was delivered.
   if (o.stream) {
     if (o.status === 200 && !o.stream.cursor && o.stream.lastDelivered !== undefined)
-      found.push(violation('sse-reconnect-without-last-id', [o.stream.lastDelivered]))
+      violation('sse-reconnect-without-last-id', [o.stream.lastDelivered])
     // The documented recovery from an expired cursor reopens without one.
     if (o.code === 'EVENT_CURSOR_EXPIRED') record.delivered.delete(o.stream.aggregate)
   }
 
   // WHN-020: no new work in answer to a webhook.
-  if (o.createdDuringWebhook && accepted(o)) found.push(violation('work-created-from-webhook', []))
+  if (o.createdDuringWebhook && accepted(o)) violation('work-created-from-webhook', [])
 
-  return found
+  return found ?? NONE
 }
+
+const NONE: readonly Found[] = Object.freeze([])
 
 /** The stream hook: an event of a Session or Run was written to the stream `ref` of this key. */
 export function delivered(record: KeyRecord, aggregate: string, eventId: string, ref: Seen): void {

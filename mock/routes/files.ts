@@ -37,7 +37,11 @@ async function inspectUpload(_c: Context<Env>, req: Upload): Promise<Prepared> {
 }
 
 /** A Session the key may upload to (access/access.ts), and not closed (409 SESSION_CLOSED). */
-function uploadableSession(c: Context<Env>, req: Upload, sessionId: string): SessionRecord {
+function uploadableSession(
+  c: Context<Env>,
+  req: Upload,
+  sessionId: string,
+): Readonly<SessionRecord> {
   const session = visibleSession(c.var.deps, req.auth, sessionId)
   if (session.status === 'CLOSED') {
     throw new ApiError('SESSION_CLOSED', { message: 'A closed Session accepts no files.' })

@@ -21,6 +21,7 @@ import {
   saveExecution,
   turnIdsOfSession,
   updateSession,
+  viewExecution,
   type ExecutionRecord,
   type ExecutionStatus,
   type SessionRecord,
@@ -38,15 +39,39 @@ function turnStatus(status: ExecutionStatus): Schema<'TurnStatus'> {
   return status
 }
 
-function visibleTurn(c: Context<Env>, session: SessionRecord, turnId: string): ExecutionRecord {
-  const turn = getExecution(c.var.deps.db, turnId)
+/** A Turn of `session`, the caller's own copy (to change and save); else 404 NOT_FOUND. */
+function visibleTurn(
+  c: Context<Env>,
+  session: Readonly<SessionRecord>,
+  turnId: string,
+): ExecutionRecord {
+  return ofSession(session, getExecution(c.var.deps.db, turnId))
+}
+
+/** A Turn of `session` to read only (the kept record, no copy: a polled Turn); else 404 NOT_FOUND. */
+function readableTurn(
+  c: Context<Env>,
+  session: Readonly<SessionRecord>,
+  turnId: string,
+): Readonly<ExecutionRecord> {
+  return ofSession(session, viewExecution(c.var.deps.db, turnId))
+}
+
+function ofSession<T extends Readonly<ExecutionRecord>>(
+  session: Readonly<SessionRecord>,
+  turn: T | undefined,
+): T {
   if (!turn || turn.session_id !== session.id)
     throw new ApiError('NOT_FOUND', { message: 'No such Turn.' })
   return turn
 }
 
 /** The Turn detail (Turn detail table) of a Turn of `session`. */
-export function turnDetail(deps: Deps, session: SessionRecord, t: ExecutionRecord): Schema<'Turn'> {
+export function turnDetail(
+  deps: Deps,
+  session: Readonly<SessionRecord>,
+  t: Readonly<ExecutionRecord>,
+): Schema<'Turn'> {
   const detail: Schema<'Turn'> = {
     id: t.id,
     session_id: session.id,
@@ -68,7 +93,7 @@ export function turnDetail(deps: Deps, session: SessionRecord, t: ExecutionRecor
   return detail
 }
 
-function sessionDetail(deps: Deps, s: SessionRecord): Schema<'Session'> {
+function sessionDetail(deps: Deps, s: Readonly<SessionRecord>): Schema<'Session'> {
   return {
     id: s.id,
     deployment_id: s.deployment_id,
@@ -135,13 +160,13 @@ export function sessionRoutes(app: Hono<Env>): void {
 
   route(app, 'getTurn', (c, req) => {
     const session = visibleSession(c.var.deps, req.auth, req.params.session_id)
-    const turn = visibleTurn(c, session, req.params.turn_id)
+    const turn = readableTurn(c, session, req.params.turn_id)
     return { status: 200, body: turnDetail(c.var.deps, session, turn) }
   })
 
   route(app, 'listTurnOutputs', (c, req) => {
     const session = visibleSession(c.var.deps, req.auth, req.params.session_id)
-    const turn = visibleTurn(c, session, req.params.turn_id)
+    const turn = readableTurn(c, session, req.params.turn_id)
     const { limit, after } = req.query
     const from = after === undefined ? -1 : decodeCursor(after, turn.id)
     const page = outputsPage(

@@ -188,6 +188,28 @@ it('maps a kept row once: each caller owns the record it gets at its top level, 
   db.close()
 })
 
+it('views a kept row without a copy: the same frozen record to every reader until a write, never one a caller owns', () => {
+  const db = openDb(':memory:', { schemaDir })
+  db.stmt('INSERT INTO parent (id, v) VALUES (?, ?)').run('a', 1)
+  const toRecord = (r: { id: string; v: number }) => ({ id: r.id, v: r.v, parsed: { list: [r.v] } })
+  const read = db.cached(READS[0]!)
+  const once = read.view(toRecord, 'a')! // a first read: made for this reader
+  expect(once).toEqual({ id: 'a', v: 1, parsed: { list: [1] } })
+  const kept = read.view(toRecord, 'a')!
+  expect(read.view(toRecord, 'a')).toBe(kept)
+  expect(Object.isFrozen(kept) && Object.isFrozen(kept.parsed.list)).toBe(true)
+  expect(() => ((kept as { v: number }).v = 7)).toThrow(TypeError)
+  // record() still hands out a copy its caller owns, of the same kept record.
+  const owned = read.record(toRecord, 'a')!
+  expect(owned).not.toBe(kept)
+  owned.v = 9
+  expect(read.view(toRecord, 'a')).toEqual({ id: 'a', v: 1, parsed: { list: [1] } })
+  db.stmt('UPDATE parent SET v = 2 WHERE id = ?').run('a')
+  expect(read.view(toRecord, 'a')).toEqual({ id: 'a', v: 2, parsed: { list: [2] } })
+  expect(read.view(toRecord, 'zz')).toBeUndefined()
+  db.close()
+})
+
 it('keeps a read made in a transaction that wrote none of its tables, and no read of a table it wrote', () => {
   const db = openDb(':memory:', { schemaDir })
   const prepared = db.stmt.bind(db)

@@ -49,6 +49,11 @@ export type CachedRead = {
   record<R, T extends object>(map: (row: R) => T, ...params: Param[]): T | undefined
   /** Every row as map(row) makes it, on the terms of record(). */
   records<R, T extends object>(map: (row: R) => T, ...params: Param[]): T[]
+  /**
+   * The first row as map(row) makes it, read-only, or undefined: while the row is kept, the kept record
+   * itself (frozen, shared by every caller: no copy); else a record made now. For callers that only read it.
+   */
+  view<R, T extends object>(map: (row: R) => T, ...params: Param[]): Readonly<T> | undefined
 }
 
 // The SQL files stay in mock/store/schema (shipped as they are): found from the package root, built or not.
@@ -478,6 +483,18 @@ function readCache(db: Db, sql: string, writes: WriteGenerations, open: OpenTx):
     kept.set(key, made)
     return made
   }
+  /** The first row read now, as map(row) makes it. */
+  const fresh = <R, T>(map: (row: R) => T, params: Param[]): T | undefined => {
+    const row = db.stmt(sql).get(...params) as R | undefined
+    return row === undefined ? undefined : map(row)
+  }
+  /** The kept first row as the last map given makes it (mapped once, frozen through), or undefined. */
+  const keptRecord = <R, T extends object>(e: Entry, map: (row: R) => T): T | undefined => {
+    const row = e.rows[0] as R | undefined
+    if (row === undefined) return undefined
+    if (e.mapped?.map !== map) e.mapped = { map, record: Object.freeze(freezeContents(map(row))) }
+    return e.mapped.record as T
+  }
   return {
     get: (...params) => {
       const e = entry(params)
@@ -489,14 +506,13 @@ function readCache(db: Db, sql: string, writes: WriteGenerations, open: OpenTx):
     },
     record<R, T extends object>(map: (row: R) => T, ...params: Param[]): T | undefined {
       const e = entry(params)
-      if (!e) {
-        const row = db.stmt(sql).get(...params) as R | undefined
-        return row === undefined ? undefined : map(row)
-      }
-      const row = e.rows[0] as R | undefined
-      if (row === undefined) return undefined
-      if (e.mapped?.map !== map) e.mapped = { map, record: freezeContents(map(row)) }
-      return { ...(e.mapped.record as T) }
+      if (!e) return fresh(map, params)
+      const kept = keptRecord(e, map)
+      return kept && { ...kept }
+    },
+    view<R, T extends object>(map: (row: R) => T, ...params: Param[]): Readonly<T> | undefined {
+      const e = entry(params)
+      return e ? keptRecord(e, map) : fresh(map, params)
     },
     records<R, T extends object>(map: (row: R) => T, ...params: Param[]): T[] {
       const e = entry(params)

@@ -147,6 +147,11 @@ export function getSession(db: Db, id: string): SessionRecord | undefined {
   return db.cached('SELECT * FROM sessions WHERE id = ?').record(toSession, id)
 }
 
+/** getSession for a caller that only reads the record: while it is kept, the kept (frozen) record, no copy. */
+export function viewSession(db: Db, id: string): Readonly<SessionRecord> | undefined {
+  return db.cached('SELECT * FROM sessions WHERE id = ?').view(toSession, id)
+}
+
 export function updateSession(
   db: Db,
   id: string,
@@ -209,6 +214,11 @@ export function insertExecution<E extends Omit<ExecutionRecord, 'seq'>>(
 
 export function getExecution(db: Db, id: string): ExecutionRecord | undefined {
   return db.cached('SELECT * FROM executions WHERE id = ?').record(toExecution, id)
+}
+
+/** getExecution for a caller that only reads the record: while it is kept, the kept (frozen) record, no copy. */
+export function viewExecution(db: Db, id: string): Readonly<ExecutionRecord> | undefined {
+  return db.cached('SELECT * FROM executions WHERE id = ?').view(toExecution, id)
 }
 
 /** Writes the mutable fields of an execution back. */
