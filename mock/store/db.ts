@@ -139,6 +139,20 @@ export function openDb(
   }
 }
 
+type Method = 'run' | 'get' | 'all' | 'iterate'
+type Call = (...a: unknown[]) => unknown
+const METHODS: readonly Method[] = ['run', 'get', 'all', 'iterate']
+
+/** Replaces each of a statement's methods by what `wrap` makes of it (given the method bound to `s`). */
+function wrapMethods(
+  s: Statement,
+  methods: readonly Method[],
+  wrap: (method: Method, call: Call) => Call,
+): void {
+  const target = s as unknown as Record<Method, Call>
+  for (const method of methods) target[method] = wrap(method, target[method].bind(s))
+}
+
 /** Rows narrower than this are built by better-sqlite3 itself (an array and a literal cost about as much). */
 const LITERAL_ROW_COLUMNS = 4
 
@@ -158,18 +172,17 @@ function rowsAsLiterals(s: Statement): void {
     `return { ${names.map((n, i) => `${JSON.stringify(n)}: r[${i}]`).join(', ')} }`,
   ) as (r: unknown[]) => object
   s.raw(true)
-  const target = s as unknown as Record<'get' | 'all' | 'iterate', (...a: unknown[]) => unknown>
-  const get = target.get.bind(s)
-  const all = target.all.bind(s)
-  const iterate = target.iterate.bind(s)
-  target.get = (...a) => {
-    const row = get(...a) as unknown[] | undefined
-    return row === undefined ? undefined : make(row)
-  }
-  target.all = (...a) => (all(...a) as unknown[][]).map(make)
-  target.iterate = function* (...a: unknown[]) {
-    for (const row of iterate(...a) as Iterable<unknown[]>) yield make(row)
-  }
+  wrapMethods(s, ['get', 'all', 'iterate'], (method, call) => {
+    if (method === 'get')
+      return (...a) => {
+        const row = call(...a) as unknown[] | undefined
+        return row === undefined ? undefined : make(row)
+      }
+    if (method === 'all') return (...a) => (call(...a) as unknown[][]).map(make)
+    return function* (...a: unknown[]) {
+      for (const row of call(...a) as Iterable<unknown[]>) yield make(row)
+    }
+  })
 }
 
 /**
@@ -246,19 +259,12 @@ function bindByPosition(s: Statement, names: readonly string[]): void {
   const missing = (o: Record<string, unknown>): never => {
     throw new RangeError(`Missing named parameter "${names.find((n) => o[n] === undefined)}"`)
   }
-  const target = s as unknown as Record<
-    'run' | 'get' | 'all' | 'iterate',
-    (...a: unknown[]) => unknown
-  >
-  for (const method of ['run', 'get', 'all', 'iterate'] as const) {
-    const call = target[method].bind(s)
-    target[method] = (...a: unknown[]) => {
-      const o = a[0]
-      if (a.length !== 1 || typeof o !== 'object' || o === null || Buffer.isBuffer(o))
-        throw new TypeError(`${method}: this statement takes one object of named parameters`)
-      return spread(call, o as Record<string, unknown>, missing)
-    }
-  }
+  wrapMethods(s, METHODS, (method, call) => (...a) => {
+    const o = a[0]
+    if (a.length !== 1 || typeof o !== 'object' || o === null || Buffer.isBuffer(o))
+      throw new TypeError(`${method}: this statement takes one object of named parameters`)
+    return spread(call, o as Record<string, unknown>, missing)
+  })
 }
 
 /** A LIMIT or OFFSET given as a bare parameter (`LIMIT ?`, `LIMIT @limit`). */
@@ -414,17 +420,10 @@ class WriteGenerations {
         c.last = serial
       }
     }
-    const target = s as unknown as Record<
-      'run' | 'get' | 'all' | 'iterate',
-      (...a: unknown[]) => unknown
-    >
-    for (const method of ['run', 'get', 'all', 'iterate'] as const) {
-      const call = target[method].bind(s)
-      target[method] = (...args: unknown[]) => {
-        bump()
-        return call(...args)
-      }
-    }
+    wrapMethods(s, METHODS, (_, call) => (...args) => {
+      bump()
+      return call(...args)
+    })
   }
 }
 
