@@ -447,8 +447,12 @@ function readCache(db: Db, sql: string, writes: WriteGenerations, open: OpenTx):
   type Entry = {
     version: number
     rows: readonly unknown[]
-    /** The first row as the last map given to record() made it (its contents frozen). */
-    mapped?: { map: (row: never) => object; record: object }
+    /**
+     * The first row as the last map given to record() or view() made it (its contents frozen; its top level
+     * not, since V8 copies a frozen object on a slow path, about 8 times slower), and the frozen copy view()
+     * hands out, made on first use.
+     */
+    mapped?: { map: (row: never) => object; record: object; view?: object }
     /** Every row as the last map given to records() made it (their contents frozen). */
     mappedAll?: { map: (row: never) => object; records: object[] }
   }
@@ -487,12 +491,12 @@ function readCache(db: Db, sql: string, writes: WriteGenerations, open: OpenTx):
     const row = db.stmt(sql).get(...params) as R | undefined
     return row === undefined ? undefined : map(row)
   }
-  /** The kept first row as the last map given makes it (mapped once, frozen through), or undefined. */
-  const keptRecord = <R, T extends object>(e: Entry, map: (row: R) => T): T | undefined => {
+  /** The kept first row as the last map given makes it (mapped once, its contents frozen), or undefined. */
+  const keptRecord = <R, T extends object>(e: Entry, map: (row: R) => T) => {
     const row = e.rows[0] as R | undefined
     if (row === undefined) return undefined
-    if (e.mapped?.map !== map) e.mapped = { map, record: Object.freeze(freezeContents(map(row))) }
-    return e.mapped.record as T
+    if (e.mapped?.map !== map) e.mapped = { map, record: freezeContents(map(row)) }
+    return e.mapped as unknown as { record: T; view?: T }
   }
   return {
     get: (...params) => {
@@ -507,11 +511,13 @@ function readCache(db: Db, sql: string, writes: WriteGenerations, open: OpenTx):
       const e = entry(params)
       if (!e) return fresh(map, params)
       const kept = keptRecord(e, map)
-      return kept && { ...kept }
+      return kept && { ...kept.record }
     },
     view<R, T extends object>(map: (row: R) => T, ...params: Param[]): Readonly<T> | undefined {
       const e = entry(params)
-      return e ? keptRecord(e, map) : fresh(map, params)
+      if (!e) return fresh(map, params)
+      const kept = keptRecord(e, map)
+      return kept && (kept.view ??= Object.freeze({ ...kept.record }))
     },
     records<R, T extends object>(map: (row: R) => T, ...params: Param[]): T[] {
       const e = entry(params)
