@@ -50,8 +50,9 @@ export type CachedRead = {
   /** Every row as map(row) makes it, on the terms of record(). */
   records<R, T extends object>(map: (row: R) => T, ...params: Param[]): T[]
   /**
-   * The first row as map(row) makes it, read-only, or undefined: while the row is kept, the kept record
-   * itself (frozen, shared by every caller: no copy); else a record made now. For callers that only read it.
+   * The first row as map(row) makes it, read-only, or undefined: while the row is kept, one frozen record made
+   * once per kept version and shared by every caller (no copy per call); else a record made now. For callers
+   * that only read it.
    */
   view<R, T extends object>(map: (row: R) => T, ...params: Param[]): Readonly<T> | undefined
 }

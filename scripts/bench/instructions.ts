@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ENDPOINTS, measure, writeBareRoutes } from './http.js'
-import { freePort, ROOT, spawnTarget, type Target } from './targets.js'
+import { ROOT, startBareHono, startMock, type Launcher, type Target } from './targets.js'
 import { prepareWorld, writeBenchWorld, type Prepared } from './world.js'
 
 const { values } = parseArgs({
@@ -55,24 +55,21 @@ try {
 /** A server under callgrind, counting nothing until told; each count() is one dump of its main thread. */
 type Counted = Target & { count(during: () => Promise<void>): Promise<number> }
 
-async function underCallgrind(name: string, script: string, args: string[]): Promise<Counted> {
+async function underCallgrind(start: (launcher: Launcher) => Promise<Target>): Promise<Counted> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-callgrind-'))
-  const port = await freePort()
-  const target = await spawnTarget(
-    name,
-    'valgrind',
-    [
+  const target = await start({
+    command: 'valgrind',
+    args: [
       '--tool=callgrind',
       '--instr-atstart=no',
       '--separate-threads=yes',
       '--smc-check=all-non-file',
       `--callgrind-out-file=${dir}/cg.%p`,
       process.execPath,
-      script,
-      ...args.map((a) => a.replace('{port}', String(port))),
     ],
-    { ready: /listening on http/, url: `http://127.0.0.1:${port}`, timeoutMs: 180_000 },
-  )
+    timeoutMs: 180_000,
+  })
+  const name = target.name
   const pid = String(target.pid)
   const stop = target.stop
   let dumps = 0
@@ -97,19 +94,8 @@ async function underCallgrind(name: string, script: string, args: string[]): Pro
   })
 }
 
-const mockArgs = [
-  '--port',
-  '{port}',
-  '--host',
-  '127.0.0.1',
-  '--quiet',
-  '--no-rate-limits',
-  '--clock',
-  'manual',
-  '--fixtures',
-  writeBenchWorld(),
-  '--allow-insecure-webhooks',
-]
+const worldFile = writeBenchWorld()
+const mockArgs = ['--clock', 'manual', '--fixtures', worldFile, '--allow-insecure-webhooks']
 const endpoints = ENDPOINTS.filter(
   (e) => !values.endpoint || e.name.toLowerCase().includes(values.endpoint.toLowerCase()),
 )
@@ -131,17 +117,17 @@ try {
     ['mock', ROOT],
     ...(values.baseline ? [['mock (baseline)', resolve(values.baseline)]] : []),
   ] as const) {
-    const target = await underCallgrind(name, join(root, 'dist/mock/main.js'), mockArgs)
+    const target = await underCallgrind((launcher) =>
+      startMock(mockArgs, undefined, root === ROOT ? undefined : { name, root }, launcher),
+    )
     targets.push({ name, target, isMock: true, world: await prepareWorld(target.url), counts: [] })
   }
   // Bare Hono answers the mock's own bodies at the mock's paths (the seeded world gives the same ids every
   // time); it creates nothing, so it is not counted on a fresh-key endpoint.
   if (!values['no-hono']) {
     const world = targets[0]!.world
-    const target = await underCallgrind('bare Hono', join(ROOT, 'scripts/bench/bare-hono.mjs'), [
-      '{port}',
-      writeBareRoutes(world),
-    ])
+    const routes = writeBareRoutes(world)
+    const target = await underCallgrind((launcher) => startBareHono(routes, launcher))
     targets.push({ name: 'bare Hono', target, isMock: false, world, counts: [] })
   }
   for (const e of endpoints) {

@@ -120,6 +120,13 @@ export async function spawnTarget(
 }
 
 /**
+ * How a target's node process is started: node itself, or node under a wrapper (`command` with `args`, then
+ * node and its arguments), e.g. valgrind (scripts/bench/instructions.ts), with its own start-up bound.
+ */
+export type Launcher = { command: string; args: string[]; timeoutMs?: number }
+const NODE: Launcher = { command: process.execPath, args: [] }
+
+/**
  * The mock as `npm start` runs it: the built dist/mock/main.js under node. `profileDir`: node --cpu-prof
  * writes the mock's CPU profile there when it stops.
  */
@@ -127,12 +134,14 @@ export async function startMock(
   args: string[] = [],
   profileDir?: string,
   baseline?: { name: string; root: string },
+  launcher: Launcher = NODE,
 ): Promise<Target> {
   const port = await freePort()
   return spawnTarget(
     baseline?.name ?? 'mock',
-    process.execPath,
+    launcher.command,
     [
+      ...launcher.args,
       ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
       baseline ? resolve(baseline.root, 'dist/mock/main.js') : 'dist/mock/main.js',
       '--port',
@@ -143,18 +152,21 @@ export async function startMock(
       '--no-rate-limits',
       ...args,
     ],
-    { ready: /listening on http/, url: `http://127.0.0.1:${port}` },
+    { ready: /listening on http/, url: `http://127.0.0.1:${port}`, timeoutMs: launcher.timeoutMs },
   )
 }
 
 /** Bare Hono on @hono/node-server answering the given method+path -> {status, body} table. */
-export async function startBareHono(routesFile: string): Promise<Target> {
+export async function startBareHono(
+  routesFile: string,
+  launcher: Launcher = NODE,
+): Promise<Target> {
   const port = await freePort()
   return spawnTarget(
     'bare Hono',
-    process.execPath,
-    ['scripts/bench/bare-hono.mjs', String(port), routesFile],
-    { ready: /listening on http/, url: `http://127.0.0.1:${port}` },
+    launcher.command,
+    [...launcher.args, 'scripts/bench/bare-hono.mjs', String(port), routesFile],
+    { ready: /listening on http/, url: `http://127.0.0.1:${port}`, timeoutMs: launcher.timeoutMs },
   )
 }
 
