@@ -81,6 +81,31 @@ describe('delivery pool', () => {
     await pool.idle()
   })
 
+  it('lends a Project free slots beyond its share, never the last `perGroup` of them', async () => {
+    const pool = new DeliveryPool(silentLog, { limit: 6, perGroup: 2 })
+    const a = Array.from({ length: 7 }, gate)
+    a.forEach((s, i) => pool.submit(`a${i}`, 'project-a', s.task))
+    // Alone, Project A borrows up to limit - perGroup = 4 slots; 2 stay free for another Project's share.
+    expect(a.map((s) => s.seen.started)).toEqual([true, true, true, true, false, false, false])
+    const c = [gate(), gate(), gate()]
+    c.forEach((s, i) => pool.submit(`c${i}`, 'project-c', s.task))
+    // Project C gets its share at once; beyond it, it would take the last free slots: it waits.
+    expect(c.map((s) => s.seen.started)).toEqual([true, true, false])
+    expect([pool.active, pool.queued]).toEqual([6, 4])
+    // A freed slot of A's: nobody may borrow it (it is one of the last 2), and A is over its share.
+    a[0]!.open()
+    await nextTurn()
+    expect([pool.active, pool.queued]).toEqual([5, 4])
+    // A freed slot of C's: C is under its share again, so its waiting send starts.
+    c[0]!.open()
+    await nextTurn()
+    expect(c[2]!.seen.started).toBe(true)
+    expect(a[4]!.seen.started).toBe(false)
+    for (const s of [...a, ...c]) s.open()
+    await pool.idle()
+    expect(a.every((s) => s.seen.finished)).toBe(true)
+  })
+
   it('tells whether a key has a send queued or running, and settles when it is done', async () => {
     const pool = new DeliveryPool(silentLog, { limit: 1 })
     const a = gate()

@@ -3,10 +3,13 @@
  * POST to this pool; the send runs outside the timer loop, so an advance never waits on a receiver it does not
  * have to, and a slow receiver holds one slot (at most the 20-second send limit), never the clock.
  *
- * Bounds: at most `limit` sends at once (default 32, few enough sockets for one process), and at most
- * `perGroup` of them for one group, the Project (default 10, one event's fan-out to a Project's 10 endpoints):
- * a Project whose receivers never answer holds at most 10 slots, and the other Projects' sends keep the rest.
- * Sends beyond either bound wait in arrival order; a slot freed by an answer is filled once the event loop's
+ * Bounds: at most `limit` sends at once (default 32, few enough sockets for one process). Each group, the
+ * Project, has a share of `perGroup` of them (default 10, one event's fan-out to a Project's 10 endpoints)
+ * that it may always use when slots are free. Beyond its share a Project borrows free slots, but only while
+ * `perGroup` slots stay free after the start: a Project with a backlog (a clock advance through a day of
+ * retries) sends up to 22 at once instead of 10, and a Project whose receivers never answer still holds at
+ * most `limit - perGroup` slots (22), leaving the rest to the other Projects, each up to its share at once.
+ * Sends beyond the bounds wait in arrival order; a slot freed by an answer is filled once the event loop's
  * current turn is over, together with every other slot freed in it (one burst of requests: one wake-up of a
  * receiver, not one per request). Sends are keyed by delivery id: the scheduler waits for a delivery's send
  * before firing that delivery's next timer (retry or outcome safety timer), since what that timer does
@@ -19,7 +22,10 @@ import { WebhookConnections } from './connections.js'
 
 /** Sends in flight at once, per mock instance. */
 export const DEFAULT_SEND_CONCURRENCY = 32
-/** Sends in flight at once for one Project: the endpoint limit, so one event's fan-out never waits on itself. */
+/**
+ * A Project's share of the sends in flight: the endpoint limit, so one event's fan-out never waits on itself.
+ * A Project may borrow beyond it while that many slots stay free (see above).
+ */
 export const DEFAULT_SENDS_PER_PROJECT = 10
 
 /**
@@ -139,9 +145,9 @@ export class DeliveryPool {
   }
 
   /**
-   * Starts waiting sends, oldest first, while slots are free; a group at its bound is skipped, not blocking.
-   * Only the head of each group's queue is looked at, so a start costs the number of groups (Projects), not
-   * the number of sends waiting.
+   * Starts waiting sends, oldest first, while slots are free; a group that may not start one now is skipped,
+   * not blocking. Only the head of each group's queue is looked at, so a start costs the number of groups
+   * (Projects), not the number of sends waiting.
    */
   private pump(): void {
     while (this.running < this.limit) {
@@ -151,15 +157,24 @@ export class DeliveryPool {
     }
   }
 
-  /** The oldest waiting send whose group is under its bound. */
+  /** The oldest waiting send whose group may start one now (mayStart). */
   private oldestStartable(): Job | undefined {
     let oldest: Job | undefined
     for (const [group, queue] of this.waiting) {
       const head = queue[0]
-      if (!head || (this.runningPerGroup.get(group) ?? 0) >= this.perGroup) continue
+      if (!head || !this.mayStart(group)) continue
       if (!oldest || head.seq < oldest.seq) oldest = head
     }
     return oldest
+  }
+
+  /**
+   * Whether a group may start a send in a free slot: always within its share (perGroup); beyond it, only when
+   * perGroup slots stay free once this one has started (borrowed slots, never the last perGroup).
+   */
+  private mayStart(group: string): boolean {
+    if ((this.runningPerGroup.get(group) ?? 0) < this.perGroup) return true
+    return this.limit - this.running - 1 >= this.perGroup
   }
 
   private start(job: Job): void {

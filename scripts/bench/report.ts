@@ -10,6 +10,7 @@ import type { InstancesResult, VirtualTimeResult } from './scale.js'
 import type { StartupResult, StoreSizeRow } from './startup.js'
 import type { FanOutResult, WebhookResult } from './streams.js'
 import { ROOT } from './targets.js'
+import { DEFAULT_SEND_CONCURRENCY, DEFAULT_SENDS_PER_PROJECT } from '../../mock/webhooks/pool.js'
 
 export type Results = {
   startedAt: string
@@ -239,7 +240,7 @@ export function benchmarksMarkdown(r: Results): string {
       )
     if (r.webhooks)
       lines.push(
-        `- Webhooks: ${r.webhooks.executions} Turns, ${r.webhooks.deliveries} deliveries to a local receiver in ${f0(r.webhooks.wallMs)} ms: ${f0(r.webhooks.deliveriesPerS)} deliveries/s, ${f0(r.webhooks.cpuUsPerDelivery)} µs server CPU per delivery (the pool sends at most 10 at a time per Project).`,
+        `- Webhooks: ${r.webhooks.executions} Turns, ${r.webhooks.deliveries} deliveries to a local receiver in ${f0(r.webhooks.wallMs)} ms: ${f0(r.webhooks.deliveriesPerS)} deliveries/s, ${f0(r.webhooks.cpuUsPerDelivery)} µs server CPU per delivery (the pool sends at most ${DEFAULT_SEND_CONCURRENCY - DEFAULT_SENDS_PER_PROJECT} at a time for one Project, leaving ${DEFAULT_SENDS_PER_PROJECT} slots free for the others).`,
       )
     lines.push('')
   }
