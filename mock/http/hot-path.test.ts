@@ -106,3 +106,51 @@ it('creates a Session that waits for a slot in a bounded number of statements, h
   expect(new Set(counts.slice(1)).size).toBe(1)
   expect(Math.max(...counts)).toBeLessThanOrEqual(8)
 })
+
+/** The statement's bytecode opcodes (EXPLAIN), with placeholder parameters. */
+const opcodes = (sql: string): string[] => {
+  const db = mock.deps.db.raw
+  const names = sql.match(/@(\w+)/g)
+  const rows = (
+    names
+      ? db.prepare(`EXPLAIN ${sql}`).all(Object.fromEntries(names.map((p) => [p.slice(1), 'x'])))
+      : db
+          .prepare(`EXPLAIN ${sql}`)
+          .all(...Array<string>((sql.match(/\?/g) ?? []).length).fill('x'))
+  ) as { opcode: string }[]
+  return rows.map((r) => r.opcode)
+}
+
+it('creates a Session and reads a Turn without a temporary table: no statement opens an ephemeral b-tree', async () => {
+  // An ephemeral b-tree (INSERT ... RETURNING keeps its rows in one, as do some subqueries) is a pager and a
+  // page cache built and torn down on every run.
+  const r = await createSession()
+  await mock.clock.advance(5)
+  const sqls = new Set([
+    ...(await traced(() => mock.app.request(r.status_url, { headers: H }))),
+    ...(await traced(() => createSession())),
+  ])
+  const ephemeral = [...sqls].filter((sql) => opcodes(sql).includes('OpenEphemeral'))
+  expect(ephemeral).toEqual([])
+})
+
+it('numbers executions in acceptance order without RETURNING: seq is the row id, above every stored seq', async () => {
+  mock.close()
+  await start({ rateLimits: false })
+  const raw = mock.deps.db.raw
+  const rows = () =>
+    raw.prepare('SELECT rowid AS rowid, seq, id FROM executions ORDER BY rowid').all() as {
+      rowid: number
+      seq: number
+      id: string
+    }[]
+  for (let i = 0; i < 3; i++) await createSession()
+  // The newest execution gone (as a purge would remove it): the next one still numbers above the rest.
+  const last = rows().at(-1)!
+  raw.prepare('DELETE FROM executions WHERE id = ?').run(last.id)
+  for (let i = 0; i < 2; i++) await createSession()
+  const after = rows()
+  expect(after.map((r) => r.seq)).toEqual(after.map((r) => r.rowid))
+  expect(after.map((r) => r.seq)).toEqual([...after.map((r) => r.seq)].sort((a, b) => a - b))
+  expect(new Set(after.map((r) => r.seq)).size).toBe(after.length)
+})

@@ -166,16 +166,17 @@ export function insertExecution<E extends Omit<ExecutionRecord, 'seq'>>(
   db: Db,
   e: E,
 ): ExecutionRecord & E {
-  // seq: the next rowid (acceptance order), taken in the insert itself.
-  const { seq } = db
+  // seq: the next rowid (acceptance order), taken in the insert itself. The row gets that same rowid (SQLite
+  // gives a new row the largest rowid plus one), so seq is read back as the last insert rowid: RETURNING would
+  // keep its row in a temporary b-tree, built and torn down on every insert.
+  const info = db
     .stmt(
       `INSERT INTO executions (id, seq, kind, project_id, api_key, deployment_id, session_id, workflow_id, published_version, status, error_json,
        scenario, steps_json, input_json, metadata_json, execution_seconds, queue_seconds, max_su, spent_su, usage_status,
        created_at, admitted_at, started_at, completed_at, terminal, run_json)
-     VALUES (?, (SELECT COALESCE(MAX(rowid), 0) + 1 FROM executions), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     RETURNING seq`,
+     VALUES (?, (SELECT COALESCE(MAX(rowid), 0) + 1 FROM executions), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .get(
+    .run(
       e.id,
       e.kind,
       e.project_id,
@@ -201,7 +202,8 @@ export function insertExecution<E extends Omit<ExecutionRecord, 'seq'>>(
       e.completed_at,
       e.terminal ? 1 : 0,
       e.run ? JSON.stringify(e.run) : null,
-    ) as { seq: number }
+    )
+  const seq = Number(info.lastInsertRowid)
   return {
     progress_completed: 0,
     run_steps: null,
