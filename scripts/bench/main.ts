@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ENDPOINTS, httpRounds, writeBareRoutes } from './http.js'
 import { benchmarksMarkdown, summaryLine, type Results } from './report.js'
-import { instances, virtualTime } from './scale.js'
+import { instances, virtualTimeRuns } from './scale.js'
 import { startup, storeSizes } from './startup.js'
 import { sseFanOut, webhookDeliveries } from './streams.js'
 import { ROOT, startBareHono, startMock, startPrism, type Target } from './targets.js'
@@ -108,7 +108,7 @@ if (sections.has('http') || sections.has('sse') || sections.has('webhooks')) {
   }
 }
 if (sections.has('virtual-time')) {
-  results.virtualTime = await virtualTime(world, quick ? 200 : 1000)
+  results.virtualTime = await virtualTimeRuns(world, quick ? 200 : 1000, results.rounds)
   log(`virtual time: ${JSON.stringify(results.virtualTime)}`)
 }
 if (sections.has('store')) {
