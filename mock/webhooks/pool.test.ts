@@ -28,7 +28,7 @@ const nextTurn = async () => {
 
 describe('delivery pool', () => {
   it('runs at most `limit` sends at once and starts the waiting ones in arrival order', async () => {
-    expect([DEFAULT_SEND_CONCURRENCY, DEFAULT_SENDS_PER_PROJECT]).toEqual([32, 10])
+    expect([DEFAULT_SEND_CONCURRENCY, DEFAULT_SENDS_PER_PROJECT]).toEqual([64, 10])
     const pool = new DeliveryPool(silentLog, { limit: 2 })
     const sends = [gate(), gate(), gate(), gate()]
     sends.forEach((s, i) => pool.submit(`d${i}`, 'p', s.task))

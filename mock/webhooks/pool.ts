@@ -3,12 +3,12 @@
  * POST to this pool; the send runs outside the timer loop, so an advance never waits on a receiver it does not
  * have to, and a slow receiver holds one slot (at most the 20-second send limit), never the clock.
  *
- * Bounds: at most `limit` sends at once (default 32, few enough sockets for one process). Each group, the
+ * Bounds: at most `limit` sends at once (default 64, few enough sockets for one process). Each group, the
  * Project, has a share of `perGroup` of them (default 10, one event's fan-out to a Project's 10 endpoints)
  * that it may always use when slots are free. Beyond its share a Project borrows free slots, but only while
  * `perGroup` slots stay free after the start: a Project with a backlog (a clock advance through a day of
- * retries) sends up to 22 at once instead of 10, and a Project whose receivers never answer still holds at
- * most `limit - perGroup` slots (22), leaving the rest to the other Projects, each up to its share at once.
+ * retries) sends up to 54 at once instead of 10, and a Project whose receivers never answer still holds at
+ * most `limit - perGroup` slots (54), leaving the rest to the other Projects, each up to its share at once.
  * Sends beyond the bounds wait in arrival order; a slot freed by an answer is filled once the event loop's
  * current turn is over, together with every other slot freed in it (one burst of requests: one wake-up of a
  * receiver, not one per request). Sends are keyed by delivery id: the scheduler waits for a delivery's send
@@ -21,7 +21,7 @@ import type { Log } from '../util/log.js'
 import { WebhookConnections } from './connections.js'
 
 /** Sends in flight at once, per mock instance. */
-export const DEFAULT_SEND_CONCURRENCY = 32
+export const DEFAULT_SEND_CONCURRENCY = 64
 /**
  * A Project's share of the sends in flight: the endpoint limit, so one event's fan-out never waits on itself.
  * A Project may borrow beyond it while that many slots stay free (see above).
