@@ -134,7 +134,7 @@ it('creates a Session and reads a Turn without a temporary table: no statement o
   expect(ephemeral).toEqual([])
 })
 
-it('numbers executions in acceptance order without RETURNING: seq is the row id, above every stored seq', async () => {
+it('[CONC-001] numbers executions in acceptance order (the order waiting ones are admitted) without RETURNING: seq is the row id, above every stored seq', async () => {
   mock.close()
   await start({ rateLimits: false })
   const raw = mock.deps.db.raw

@@ -143,13 +143,16 @@ export function insertSession(db: Db, s: SessionRecord): void {
   )
 }
 
+/** One Session by id: one SQL text for getSession and viewSession, so both read the same kept rows. */
+const SESSION_BY_ID = 'SELECT * FROM sessions WHERE id = ?'
+
 export function getSession(db: Db, id: string): SessionRecord | undefined {
-  return db.cached('SELECT * FROM sessions WHERE id = ?').record(toSession, id)
+  return db.cached(SESSION_BY_ID).record(toSession, id)
 }
 
 /** getSession for a caller that only reads the record: while it is kept, the kept (frozen) record, no copy. */
 export function viewSession(db: Db, id: string): Readonly<SessionRecord> | undefined {
-  return db.cached('SELECT * FROM sessions WHERE id = ?').view(toSession, id)
+  return db.cached(SESSION_BY_ID).view(toSession, id)
 }
 
 export function updateSession(
@@ -214,13 +217,16 @@ export function insertExecution<E extends Omit<ExecutionRecord, 'seq'>>(
   }
 }
 
+/** One execution by id: one SQL text for getExecution and viewExecution, so both read the same kept rows. */
+const EXECUTION_BY_ID = 'SELECT * FROM executions WHERE id = ?'
+
 export function getExecution(db: Db, id: string): ExecutionRecord | undefined {
-  return db.cached('SELECT * FROM executions WHERE id = ?').record(toExecution, id)
+  return db.cached(EXECUTION_BY_ID).record(toExecution, id)
 }
 
 /** getExecution for a caller that only reads the record: while it is kept, the kept (frozen) record, no copy. */
 export function viewExecution(db: Db, id: string): Readonly<ExecutionRecord> | undefined {
-  return db.cached('SELECT * FROM executions WHERE id = ?').view(toExecution, id)
+  return db.cached(EXECUTION_BY_ID).view(toExecution, id)
 }
 
 /** Writes the mutable fields of an execution back. */

@@ -313,7 +313,7 @@ export function benchmarksMarkdown(r: Results): string {
     '  doubles while another process runs (200 to 250 µs per creation alone, 400 to 450 µs beside a test run),',
     '  so the ratio is only meaningful from a quiet run.',
     '- 30 virtual days: 7 webhook attempts per delivery are 7 real HTTP sends to the receiver (another process),',
-    '  over kept-alive connections (at most 10 per Project); the sends, their SQLite bookkeeping (about a dozen',
+    `  over kept-alive connections (up to ${DEFAULT_SEND_CONCURRENCY - DEFAULT_SENDS_PER_PROJECT} at once for one Project); the sends, their SQLite bookkeeping (about a dozen`,
     '  statements per attempt) and the HMAC signatures take the wall time, not the timers. The socket writes',
     '  alone are about 15% of it (the kernel wakes the receiver on each), SQL about a quarter.',
     '- Counting instructions (`npm run bench:instructions`, valgrind: a measure a busy machine does not move)',

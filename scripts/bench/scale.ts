@@ -66,24 +66,6 @@ const message = <T>(child: ChildProcess): Promise<T> =>
  * receiver runs in a process of its own (failing-receiver.mjs), as an integrator's does: the wall time is the
  * mock's work and the round trips, not the receiver's request handling on the mock's thread.
  */
-/**
- * The scenario of virtualTime `runs` times, each with a mock and a receiver of its own: the run of median wall
- * time, with every run's wall time. One run is a few seconds, so a moment of load on a shared machine can move
- * it by a third; the median of a few is the figure to judge.
- */
-export async function virtualTimeRuns(
-  world: string,
-  executions: number,
-  runs: number,
-): Promise<VirtualTimeResult> {
-  const results: VirtualTimeResult[] = []
-  for (let i = 0; i < runs; i++) results.push(await virtualTime(world, executions))
-  const sorted = [...results].sort((a, b) => a.wallMs - b.wallMs)
-  return Object.assign({}, sorted[(sorted.length - 1) >> 1]!, {
-    wallRunsMs: results.map((r) => r.wallMs),
-  })
-}
-
 export async function virtualTime(world: string, executions: number): Promise<VirtualTimeResult> {
   const receiver = fork(join(ROOT, 'scripts/bench/failing-receiver.mjs'), [], { stdio: 'inherit' })
   const mock = await createMock({ fixtures: world, allowInsecureWebhooks: true, rateLimits: false })
@@ -121,6 +103,24 @@ export async function virtualTime(world: string, executions: number): Promise<Vi
     mock.close()
     receiver.disconnect()
   }
+}
+
+/**
+ * The scenario of virtualTime `runs` times, each with a mock and a receiver of its own: the run of median wall
+ * time, with every run's wall time. One run is a few seconds, so a moment of load on a shared machine can move
+ * it by a third; the median of a few is the figure to judge.
+ */
+export async function virtualTimeRuns(
+  world: string,
+  executions: number,
+  runs: number,
+): Promise<VirtualTimeResult> {
+  const results: VirtualTimeResult[] = []
+  for (let i = 0; i < runs; i++) results.push(await virtualTime(world, executions))
+  const sorted = [...results].sort((a, b) => a.wallMs - b.wallMs)
+  return Object.assign({}, sorted[(sorted.length - 1) >> 1]!, {
+    wallRunsMs: results.map((r) => r.wallMs),
+  })
 }
 
 /**
