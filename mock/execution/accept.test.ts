@@ -7,8 +7,12 @@ import { expect, it } from 'vitest'
 import { createMock } from '../index.js'
 import { defaultWorld } from '../fixtures/test-worlds.js'
 import { openReservations } from '../store/executions.js'
+import type { OutputContract } from '../store/deployments.js'
+import { nextScenario } from './accept.js'
+import { BUILTIN_SCENARIOS, type ScenarioStep } from './scenarios.js'
 
 const D = 'aaaaaaaa-d000-4000-8000-000000000001'
+const W = 'aaaaaaaa-f000-4000-8000-000000000001'
 
 it('[CONC-002] refuses the acceptance after max_waiting_executions wait with 429 CONCURRENCY_LIMIT', async () => {
   const lowered = defaultWorld()
@@ -86,4 +90,47 @@ it('[ERR-080][ERR-017] accepts a Turn exactly when the balance less the open res
     ),
     { numRuns: 25 },
   )
+})
+
+it("binds a built-in scenario's output steps to each contract's keys, once per contract: one frozen array shared by the executions that follow it", async () => {
+  const mock = await createMock({ rateLimits: false })
+  const contract = (required: string, optional: string): OutputContract[] => [
+    { key: optional, type: 'TEXT', required: false },
+    { key: required, type: 'TEXT', required: true },
+  ]
+  const a = contract('summary', 'notes')
+  const b = contract('report', 'extra')
+  const bound = (c: readonly OutputContract[]) => nextScenario(mock.deps, 'no-queue', c).steps
+  const keysOf = (steps: readonly ScenarioStep[]) =>
+    steps.flatMap((s) => (s.step === 'output' ? [s.output.key] : []))
+  // The default scenario's output is bound to the required output of the contract, else "result".
+  const first = bound(a)
+  expect(keysOf(first)).toEqual(['summary'])
+  expect(keysOf(bound(b))).toEqual(['report'])
+  expect(keysOf(bound([]))).toEqual(['result'])
+  expect(bound(a)).toBe(first)
+  expect(bound(b)).not.toBe(first)
+  const frozen = (v: unknown): boolean =>
+    typeof v !== 'object' || v === null || (Object.isFrozen(v) && Object.values(v).every(frozen))
+  expect(frozen(first)).toBe(true)
+  // Every built-in scenario: an output step without a key takes the contract's key of its role.
+  for (const s of BUILTIN_SCENARIOS) {
+    const target = s.applies_to.includes('deployment') ? D : W
+    const queued = await mock.app.request('/_mock/scenarios', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ target_id: target, scenario: s.name }),
+    })
+    expect(queued.status).toBe(201)
+    const steps = nextScenario(mock.deps, target, b).steps
+    s.steps.forEach((step, i) => {
+      const made = steps[i]!
+      if (step.step !== 'output' || step.output.key !== undefined) return expect(made).toBe(step)
+      const role = step.output.contract
+      expect(made.step === 'output' && made.output.key).toBe(
+        role === 'required' ? 'report' : role === 'optional' ? 'extra' : 'result',
+      )
+    })
+  }
+  mock.close()
 })

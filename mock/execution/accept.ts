@@ -28,13 +28,14 @@ import {
 import { bindFileToExecution, getUsableInputFile } from '../store/files.js'
 import type { Workflow, WorkflowLimits } from '../store/workflows.js'
 import { workflowInputAjv } from '../util/ajv.js'
+import { deepFreeze } from '../util/freeze.js'
 import { memoize } from '../util/memo.js'
 import { getProject } from '../store/projects.js'
 import { getFixtureScenario, takeScenario } from '../store/scenarios.js'
 import { checkProjectBudget } from './ledger.js'
 import { acceptExecution, PROJECT_CONCURRENCY } from './lifecycle.js'
 import {
-  BUILTIN_SCENARIOS,
+  builtinScenario,
   DEFAULT_SCENARIO,
   marksRunSteps,
   uniqueStepIds,
@@ -117,26 +118,48 @@ export function nextScenario(
   deps: Deps,
   targetId: string,
   contract: readonly OutputContract[],
-): { name: string; steps: ScenarioStep[] } {
+): { name: string; steps: readonly ScenarioStep[] } {
   const name = takeScenario(deps.db, targetId) ?? DEFAULT_SCENARIO
-  const definition =
-    BUILTIN_SCENARIOS.find((s) => s.name === name) ?? getFixtureScenario(deps.db, name)
+  const keys = contractKeys(contract)
+  // A built-in scenario's bound steps depend only on its name and the contract's two keys: made once,
+  // frozen, and shared by every execution that follows it (their JSON is then made once too; see
+  // insertExecution). A fixture scenario's are made each time (the world can change it).
+  if (builtinScenario(name))
+    return { name, steps: boundBuiltinSteps(JSON.stringify([name, keys.required, keys.optional])) }
+  const definition = getFixtureScenario(deps.db, name)
   if (!definition) throw new Error(`queued scenario ${name} does not exist`)
-  const keyFor = (which: 'required' | 'optional') =>
-    contract.find((o) => o.required === (which === 'required'))?.key ?? 'result'
+  return { name, steps: bindSteps(definition.steps, keys) }
+}
+
+/** The key a contract-bound output step takes: the contract's first required (or optional) output's, else "result". */
+type ContractKeys = { required: string; optional: string }
+
+function contractKeys(contract: readonly OutputContract[]): ContractKeys {
+  const keyOf = (required: boolean) =>
+    contract.find((o) => o.required === required)?.key ?? 'result'
+  return { required: keyOf(true), optional: keyOf(false) }
+}
+
+/** A built-in scenario's steps bound to contract keys, frozen all the way down; the key is [name, required, optional] in JSON. */
+const boundBuiltinSteps = memoize((key: string): readonly ScenarioStep[] => {
+  const [name, required, optional] = JSON.parse(key) as [string, string, string]
+  return deepFreeze(bindSteps(builtinScenario(name)!.steps, { required, optional }))
+})
+
+/** Output steps without a key get the contract's key (or "result"); the other steps are kept as they are. */
+function bindSteps(steps: readonly ScenarioStep[], keys: ContractKeys): ScenarioStep[] {
   // Object.assign, not { ...output, key }: Node 20 builds an object literal that begins with a spread on a
   // slow path (see acceptExecution).
-  const steps = definition.steps.map((s): ScenarioStep =>
+  return steps.map((s): ScenarioStep =>
     s.step === 'output' && s.output.key === undefined
       ? {
           ...s,
           output: Object.assign({}, s.output, {
-            key: s.output.contract ? keyFor(s.output.contract) : 'result',
+            key: s.output.contract ? keys[s.output.contract] : 'result',
           }),
         }
       : s,
   )
-  return { name, steps }
 }
 
 /** Creates a Session of an ACTIVE Deployment together with its first Turn (Sessions and Turns). */

@@ -7,6 +7,7 @@ import type { RunStepState } from '../domain/run-steps.js'
 import type { ScenarioStep } from '../execution/scenarios.js'
 import type { Db } from './db.js'
 import { columnsExcept } from './rows.js'
+import { memoizeFrozen } from '../util/memo.js'
 import { listItemBytes } from '../domain/list-limits.js'
 import type { OutputContract } from './deployments.js'
 
@@ -58,7 +59,7 @@ export type ExecutionRecord = {
   status: ExecutionStatus
   error: ExecutionError | null
   scenario: string
-  steps: ScenarioStep[]
+  steps: readonly ScenarioStep[]
   input: unknown
   metadata: Record<string, string>
   execution_seconds: number
@@ -165,10 +166,17 @@ export function updateSession(
   }
 }
 
-export function insertExecution<E extends Omit<ExecutionRecord, 'seq'>>(
-  db: Db,
-  e: E,
-): ExecutionRecord & E {
+/**
+ * An execution's steps as stored: a built-in scenario's bound steps are one frozen array shared by every
+ * execution that follows it (nextScenario), so their JSON is made once.
+ */
+const stepsJson = memoizeFrozen((steps: readonly ScenarioStep[]) => JSON.stringify(steps))
+
+/**
+ * Stores a new execution and sets its seq (the caller's record is the one kept: a literal of every field,
+ * which V8 builds in one step, where copying a record into another takes its slow path per property).
+ */
+export function insertExecution(db: Db, e: ExecutionRecord): void {
   // seq: the next rowid (acceptance order), taken in the insert itself. The row gets that same rowid (SQLite
   // gives a new row the largest rowid plus one), so seq is read back as the last insert rowid: RETURNING would
   // keep its row in a temporary b-tree, built and torn down on every insert.
@@ -191,7 +199,7 @@ export function insertExecution<E extends Omit<ExecutionRecord, 'seq'>>(
       e.status,
       e.error === null ? null : JSON.stringify(e.error),
       e.scenario,
-      JSON.stringify(e.steps),
+      stepsJson(e.steps),
       JSON.stringify(e.input ?? null),
       JSON.stringify(e.metadata),
       e.execution_seconds,
@@ -206,15 +214,7 @@ export function insertExecution<E extends Omit<ExecutionRecord, 'seq'>>(
       e.terminal ? 1 : 0,
       e.run ? JSON.stringify(e.run) : null,
     )
-  const seq = Number(info.lastInsertRowid)
-  return {
-    progress_completed: 0,
-    run_steps: null,
-    deleted_at: null,
-    cancel_outcome: null,
-    ...e,
-    seq,
-  }
+  e.seq = Number(info.lastInsertRowid)
 }
 
 /** One execution by id: one SQL text for getExecution and viewExecution, so both read the same kept rows. */

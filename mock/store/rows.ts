@@ -3,6 +3,7 @@
  * generic (slow) object-rest path; on the hot path (keys, Projects, Sessions, executions read per request)
  * the columns are copied once, in a loop, and the derived fields set on the copy.
  */
+import { deepFreeze } from '../util/freeze.js'
 
 /** A copy of the row without the columns named in `except` (their derived fields are set by the caller). */
 export function columnsExcept(row: object, except: ReadonlySet<string>): Record<string, unknown> {
@@ -10,15 +11,6 @@ export function columnsExcept(row: object, except: ReadonlySet<string>): Record<
   const r = row as Record<string, unknown>
   for (const k in r) if (!except.has(k)) out[k] = r[k]
   return out
-}
-
-/** Freezes a value and everything it holds (parsed JSON: plain objects and arrays); returns it. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const v of Object.values(value)) deepFreeze(v)
-  }
-  return value
 }
 
 /**

@@ -41,3 +41,17 @@ export function memoizeRecent<V>(compute: (key: number) => V, size: number): (ke
     return value
   }
 }
+
+/**
+ * A pure function of an object frozen all the way down (the caller's word: Object.isFrozen sees only the top),
+ * computed once per object and kept while the object lives; an object that is not frozen could change, so it
+ * is computed every time.
+ */
+export function memoizeFrozen<K extends object, V>(compute: (key: K) => V): (key: K) => V {
+  const results = new WeakMap<K, V>()
+  return (key) => {
+    if (!Object.isFrozen(key)) return compute(key)
+    if (!results.has(key)) results.set(key, compute(key))
+    return results.get(key) as V
+  }
+}
