@@ -188,6 +188,49 @@ it('maps a kept row once: each caller owns the record it gets at its top level, 
   db.close()
 })
 
+it('copies a kept record as a spread would: the same own keys in the same order, the same values, a plain object the caller owns', () => {
+  const db = openDb(':memory:', { schemaDir })
+  db.stmt('INSERT INTO parent (id, v) VALUES (?, ?)').run('a', 1)
+  const read = db.cached(READS[0]!)
+  // Records of any shape through the same read: keys that need quoting, integer-like keys (ordered first),
+  // "__proto__" as an own key (as JSON.parse makes it), undefined and nested values.
+  const key = fc.oneof(
+    fc.string(),
+    fc.constantFrom('__proto__', 'constructor', 'a"b', "c'd", 'e\\f', '1', '-0', 'v', 'id'),
+  )
+  const value = fc.oneof(fc.jsonValue(), fc.constant(undefined))
+  fc.assert(
+    fc.property(
+      fc.uniqueArray(fc.tuple(key, value), { selector: ([k]) => k, maxLength: 12 }),
+      (entries) => {
+        const made = JSON.parse('{}') as Record<string, unknown>
+        for (const [k, v] of entries)
+          Object.defineProperty(made, k, {
+            value: v,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          })
+        const toRecord = () => made
+        read.record(toRecord, 'a') // the first read is the caller's own
+        const copy = read.record(toRecord, 'a')! as Record<string, unknown>
+        const spread = { ...made }
+        expect(copy).not.toBe(made)
+        expect(Object.getPrototypeOf(copy)).toBe(Object.prototype)
+        expect(Reflect.ownKeys(copy)).toEqual(Reflect.ownKeys(spread))
+        for (const k of Object.keys(spread)) expect(Object.is(copy[k], spread[k])).toBe(true)
+        copy['added'] = 1
+        expect((read.record(toRecord, 'a')! as Record<string, unknown>)['added']).toBe(
+          spread['added'],
+        )
+        // A write: the next run reads the row again and maps it with its own function.
+        db.stmt('UPDATE parent SET v = v + 1 WHERE id = ?').run('a')
+      },
+    ),
+  )
+  db.close()
+})
+
 it('views a kept row without a copy: the same frozen record to every reader until a write, never one a caller owns', () => {
   const db = openDb(':memory:', { schemaDir })
   db.stmt('INSERT INTO parent (id, v) VALUES (?, ?)').run('a', 1)

@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { packageFile } from '../../spec/index.js'
+import { memoize } from '../util/memo.js'
 import { freezeContents } from './rows.js'
 
 /** A prepared statement; rows come back as plain objects (cast to the module's row type). */
@@ -442,6 +443,29 @@ export function tablesRead(sql: string): string[] {
 /** Db.tx's outermost transaction: whether one runs now, and WriteGenerations.mark() at its start. */
 type OpenTx = { active: boolean; mark: number }
 
+/** Makes a shallow copy of a kept record (the same own keys, in the same order, and values). */
+type Copier = (record: object) => object
+
+const copyBySpread: Copier = (record) => ({ ...record })
+
+/**
+ * The copier of a record of this shape: one object literal of its keys, compiled once per key list. A
+ * spread (`{ ...record }`) at one site that copies records of many shapes (Projects, keys, Deployments,
+ * Sessions) is megamorphic, and V8 then copies property by property on its slow path; a literal of known
+ * keys is built in one step. A key list with __proto__ (which a literal would take as the prototype) is
+ * copied by a spread.
+ */
+function copierOf(record: object): Copier {
+  return compiledCopier(JSON.stringify(Object.keys(record)))
+}
+
+const compiledCopier = memoize((keysJson: string): Copier => {
+  const keys = JSON.parse(keysJson) as string[]
+  if (keys.includes('__proto__')) return copyBySpread
+  const fields = keys.map((k) => `${JSON.stringify(k)}: r[${JSON.stringify(k)}]`)
+  return new Function('r', `return { ${fields.join(', ')} }`) as Copier
+})
+
 function readCache(db: Db, sql: string, writes: WriteGenerations, open: OpenTx): CachedRead {
   if (!/^\s*SELECT\b/i.test(sql)) throw new Error(`Db.cached takes a SELECT: ${sql}`)
   const cells = writes.cellsOf(tablesRead(sql))
@@ -453,9 +477,9 @@ function readCache(db: Db, sql: string, writes: WriteGenerations, open: OpenTx):
      * not, since V8 copies a frozen object on a slow path, about 8 times slower), and the frozen copy view()
      * hands out, made on first use.
      */
-    mapped?: { map: (row: never) => object; record: object; view?: object }
+    mapped?: { map: (row: never) => object; record: object; copy: Copier; view?: object }
     /** Every row as the last map given to records() made it (their contents frozen). */
-    mappedAll?: { map: (row: never) => object; records: object[] }
+    mappedAll?: { map: (row: never) => object; records: object[]; copy: Copier }
   }
   const kept = new Map<string, Entry>()
   /** Reads seen once (their key and version): a read is kept only when it comes again unchanged. */
@@ -496,8 +520,11 @@ function readCache(db: Db, sql: string, writes: WriteGenerations, open: OpenTx):
   const keptRecord = <R, T extends object>(e: Entry, map: (row: R) => T) => {
     const row = e.rows[0] as R | undefined
     if (row === undefined) return undefined
-    if (e.mapped?.map !== map) e.mapped = { map, record: freezeContents(map(row)) }
-    return e.mapped as unknown as { record: T; view?: T }
+    if (e.mapped?.map !== map) {
+      const record = freezeContents(map(row))
+      e.mapped = { map, record, copy: copierOf(record) }
+    }
+    return e.mapped as unknown as { record: T; copy: Copier; view?: T }
   }
   return {
     get: (...params) => {
@@ -512,7 +539,7 @@ function readCache(db: Db, sql: string, writes: WriteGenerations, open: OpenTx):
       const e = entry(params)
       if (!e) return fresh(map, params)
       const kept = keptRecord(e, map)
-      return kept && { ...kept.record }
+      return kept && (kept.copy(kept.record) as T)
     },
     view<R, T extends object>(map: (row: R) => T, ...params: Param[]): Readonly<T> | undefined {
       const e = entry(params)
@@ -523,9 +550,12 @@ function readCache(db: Db, sql: string, writes: WriteGenerations, open: OpenTx):
     records<R, T extends object>(map: (row: R) => T, ...params: Param[]): T[] {
       const e = entry(params)
       if (!e) return (db.stmt(sql).all(...params) as R[]).map(map)
-      if (e.mappedAll?.map !== map)
-        e.mappedAll = { map, records: e.rows.map((row) => freezeContents(map(row as R))) }
-      return e.mappedAll.records.map((r) => ({ ...(r as T) }))
+      if (e.mappedAll?.map !== map) {
+        const records = e.rows.map((row) => freezeContents(map(row as R)))
+        e.mappedAll = { map, records, copy: records[0] ? copierOf(records[0]) : copyBySpread }
+      }
+      const { records, copy } = e.mappedAll
+      return records.map((r) => copy(r) as T)
     },
   }
 }
