@@ -25,6 +25,18 @@ const BARE_RETRYABLE = new Set([429, 502, 503, 504])
 
 const sha256 = sha256Hex
 
+/** The longest content text kept as it is (an operation's path is under 150 characters). */
+const MAX_PLAIN_CONTENT = 256
+
+/**
+ * A keyed request's content (method, path and body digest) as the referee compares it: the text itself when
+ * short (no hash per request; it cannot equal a digest, which has no space), else its SHA-256.
+ */
+function contentOf(method: string, path: string, digest: string): string {
+  const text = `${method} ${path}\n${digest}`
+  return text.length <= MAX_PLAIN_CONTENT ? text : sha256(text)
+}
+
 /**
  * A digest of the request body: an upload's file as the app read it, else the raw text (Hono keeps what the
  * app read; JSON canonicalised, since validation fills in defaults on the parsed copy); undefined when the
@@ -210,7 +222,7 @@ function observe(
         ? undefined
         : sha256(`${method} ${path}${search}\n${idempotencyKey ?? ''}\n${cursor}\n${digest}`),
     idempotencyKey,
-    content: () => (digest === undefined ? undefined : sha256(`${method} ${path}\n${digest}`)),
+    content: () => (digest === undefined ? undefined : contentOf(method, path, digest)),
     status,
     retryable,
     retryAfterMs: answered ? retryAfterMs(res) : undefined,

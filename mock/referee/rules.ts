@@ -101,7 +101,10 @@ export type Observation = {
   identity: () => string | undefined
   /** The Idempotency-Key header, when sent. */
   idempotencyKey?: string
-  /** Digest of operation, path and body without the key (for a request with an Idempotency-Key). */
+  /**
+   * Operation, path and body without the key (for a request with an Idempotency-Key): their text with the
+   * body's digest, or a digest of that when long.
+   */
   content?: () => string | undefined
   /** The HTTP status; 0 when the connection closed without an answer. */
   status: number
@@ -141,7 +144,7 @@ export type KeyRecord = {
   answers: Remembered<string, { ref: Seen; retryable: boolean; notBeforeMs: number }>
   /** Content digest per Idempotency-Key that the server may have acted on, and when it was used. */
   keys: Remembered<string, { content: string; ref: Seen; atMs: number }>
-  /** Unanswered keyed requests by content digest, until a resend with their key is answered. */
+  /** Unanswered keyed requests by content, until a resend with their key is answered. */
   unanswered: Remembered<string, { idempotencyKey: string; ref: Seen }>
   /** Last successful poll per Turn or Run. */
   polls: Remembered<string, Seen>
