@@ -1,8 +1,9 @@
-import { connect } from 'node:net'
+import { createServer as createNodeServer, type ServerResponse } from 'node:http'
+import { connect, type AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createMock, type Mock } from './index.js'
 import { memoryLog } from './util/log.js'
-import { listen, type Listening } from './server.js'
+import { answerBurst, listen, type Listening } from './server.js'
 
 let mock: Mock
 let served: Listening
@@ -147,5 +148,82 @@ describe('paths', () => {
       expect(headers['x-request-id']).toBe(body.error.request_id)
     }
     expect(mock.clock.now().getTime()).toBe(before)
+  })
+})
+
+describe('answer bursts', () => {
+  it('writes the answers finished in one turn of the event loop together after it, in the order they finished', async () => {
+    const failures: unknown[] = []
+    const burst = answerBurst((error) => failures.push(error))
+    const written: string[] = []
+    const response = (name: string) => {
+      const res = {
+        end(this: unknown, body: string) {
+          expect(this).toBe(res)
+          if (body === 'throws') throw new Error(name)
+          written.push(`${name}:${body}`)
+          return this
+        },
+      }
+      burst.hold(res as unknown as ServerResponse)
+      return res as unknown as ServerResponse
+    }
+    const [a, b, c, d] = [response('a'), response('b'), response('c'), response('d')]
+    expect(b.end('2')).toBe(b)
+    d.end('throws')
+    a.end('1')
+    expect(written).toEqual([])
+    await new Promise((done) => setImmediate(done))
+    // One answer that fails to end holds back none of the others; its error is told.
+    expect(written).toEqual(['b:2', 'a:1'])
+    expect(failures).toEqual([new Error('d')])
+    c.end('3')
+    expect(written).toEqual(['b:2', 'a:1'])
+    await new Promise((done) => setImmediate(done))
+    expect(written).toEqual(['b:2', 'a:1', 'c:3'])
+  })
+
+  it('answers concurrent requests and pipelined ones on one connection, each with its own answer, in order', async () => {
+    const headers = { Authorization: 'Bearer sk_test_a_full' }
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        fetch(`${served.url}/v1/deployments${i % 2 ? '' : '/no-such'}`, { headers }),
+      ),
+    )
+    expect(answers.map((r) => r.status)).toEqual(
+      Array.from({ length: 40 }, (_, i) => (i % 2 ? 200 : 404)),
+    )
+    const ids = new Set(answers.map((r) => r.headers.get('x-request-id')))
+    expect(ids.size).toBe(40)
+    const get = (path: string, close = false) =>
+      `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk_test_a_full\r\n${close ? 'Connection: close\r\n' : ''}\r\n`
+    const both = await raw(get('/v1/deployments/no-such') + get('/v1/deployments', true))
+    const statuses = [...both.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]))
+    expect(statuses).toEqual([404, 200])
+  })
+
+  it('drops a held answer whose client has gone, without an error, and goes on serving', async () => {
+    const errors: unknown[] = []
+    const burst = answerBurst((error) => errors.push(error))
+    const onError = (error: unknown) => errors.push(error)
+    process.on('uncaughtException', onError)
+    const server = createNodeServer((req, res) => {
+      burst.hold(res)
+      if (req.url === '/gone') req.socket.destroy()
+      res.end('answer')
+    })
+    try {
+      await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+      const { port } = server.address() as AddressInfo
+      await expect(fetch(`http://127.0.0.1:${port}/gone`)).rejects.toThrow()
+      await new Promise((done) => setTimeout(done, 20))
+      const after = await fetch(`http://127.0.0.1:${port}/next`)
+      expect(await after.text()).toBe('answer')
+      expect(errors).toEqual([])
+    } finally {
+      process.off('uncaughtException', onError)
+      server.closeAllConnections()
+      await new Promise((done) => server.close(done))
+    }
   })
 })

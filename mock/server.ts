@@ -61,6 +61,37 @@ const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i
 /** Whether a raw request target's path holds a dot segment. */
 export const hasDotSegment = (target: string): boolean => DOT_SEGMENT.test(target.split(/[?#]/)[0]!)
 
+/**
+ * Answers finished in one turn of the event loop, written together at its end: each response's end() is held
+ * until the loop's check phase (setImmediate), then all are ended in the order they finished. A socket
+ * write that wakes a client waiting on another CPU costs the writer the wakeup (on a virtual machine, an
+ * interrupt through the hypervisor); answers written back to back wake it once. A streaming answer's
+ * chunks go out as written; only its end waits.
+ */
+export function answerBurst(failed: (error: unknown) => void): { hold(res: ServerResponse): void } {
+  const held: { res: ServerResponse; end: ServerResponse['end']; args: unknown[] }[] = []
+  const flush = () => {
+    for (const a of held.splice(0)) {
+      // Every held answer is ended, whatever one of them throws (told to `failed`).
+      try {
+        ;(a.end as (...args: unknown[]) => unknown).apply(a.res, a.args)
+      } catch (error) {
+        failed(error)
+      }
+    }
+  }
+  return {
+    hold(res) {
+      const end = res.end
+      res.end = function (this: ServerResponse, ...args: unknown[]) {
+        if (held.length === 0) setImmediate(flush)
+        held.push({ res, end, args })
+        return this
+      } as ServerResponse['end']
+    },
+  }
+}
+
 /** An HTTP server for the mock (not listening yet). */
 export function createServer(mock: Servable): Server {
   const serveApp = getRequestListener(
@@ -98,7 +129,13 @@ export function createServer(mock: Servable): Server {
     })
     res.end(body)
   }
+  const burst = answerBurst((error) =>
+    mock.deps.log.error('writing an answer failed', {
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    }),
+  )
   const handle = (req: IncomingMessage, res: ServerResponse) => {
+    burst.hold(res)
     const target = req.url ?? ''
     // An asterisk- or absolute-form target ("OPTIONS *", "GET http://…") is no path of the interface.
     if (!target.startsWith('/')) return refuse(res, 400, 'the request target must be a path')
