@@ -231,6 +231,46 @@ it('copies a kept record as a spread would: the same own keys in the same order,
   db.close()
 })
 
+it('copies each kept record of a list as a spread would, whatever shape each row maps to', () => {
+  const db = openDb(':memory:', { schemaDir })
+  db.stmt('INSERT INTO parent (id, v) VALUES (?, ?)').run('p', 1)
+  db.stmt('INSERT INTO child (id, parent_id, v) VALUES (?, ?, ?)').run('c', 'p', 1)
+  for (const g of ['g1', 'g2', 'g3'])
+    db.stmt('INSERT INTO grandchild (id, child_id) VALUES (?, ?)').run(g, 'c')
+  const read = db.cached(READS[3]!)
+  const shape = fc.dictionary(fc.constantFrom('a', 'b', '__proto__', 'x y', '2'), fc.integer(), {
+    noNullPrototype: true,
+  })
+  fc.assert(
+    fc.property(fc.tuple(shape, shape, shape), (shapes) => {
+      const made = shapes.map((fields) => {
+        const r = JSON.parse('{}') as Record<string, unknown>
+        for (const [k, v] of Object.entries(fields))
+          Object.defineProperty(r, k, {
+            value: v,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          })
+        return r
+      })
+      const toRecord = (row: { id: string }) => made[Number(row.id.slice(1)) - 1]!
+      read.records(toRecord, 'c') // the first read is the caller's own
+      const copies = read.records(toRecord, 'c') as Record<string, unknown>[]
+      expect(copies).toHaveLength(3)
+      copies.forEach((copy, i) => {
+        const spread = { ...made[i]! }
+        expect(copy).not.toBe(made[i])
+        expect(Object.getPrototypeOf(copy)).toBe(Object.prototype)
+        expect(Reflect.ownKeys(copy)).toEqual(Reflect.ownKeys(spread))
+        for (const k of Object.keys(spread)) expect(copy[k]).toBe(spread[k])
+      })
+      db.stmt('UPDATE grandchild SET child_id = child_id').run()
+    }),
+  )
+  db.close()
+})
+
 it('views a kept row without a copy: the same frozen record to every reader until a write, never one a caller owns', () => {
   const db = openDb(':memory:', { schemaDir })
   db.stmt('INSERT INTO parent (id, v) VALUES (?, ?)').run('a', 1)

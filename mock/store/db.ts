@@ -452,10 +452,11 @@ const copyBySpread: Copier = (record) => ({ ...record })
  * The copier of a record of this shape: one object literal of its keys, compiled once per key list. A
  * spread (`{ ...record }`) at one site that copies records of many shapes (Projects, keys, Deployments,
  * Sessions) is megamorphic, and V8 then copies property by property on its slow path; a literal of known
- * keys is built in one step. A key list with __proto__ (which a literal would take as the prototype) is
- * copied by a spread.
+ * keys is built in one step. A record with symbol keys, or with __proto__ among its keys (which a literal
+ * would take as the prototype), is copied by a spread.
  */
 function copierOf(record: object): Copier {
+  if (Object.getOwnPropertySymbols(record).length > 0) return copyBySpread
   return compiledCopier(JSON.stringify(Object.keys(record)))
 }
 
@@ -479,7 +480,7 @@ function readCache(db: Db, sql: string, writes: WriteGenerations, open: OpenTx):
      */
     mapped?: { map: (row: never) => object; record: object; copy: Copier; view?: object }
     /** Every row as the last map given to records() made it (their contents frozen). */
-    mappedAll?: { map: (row: never) => object; records: object[]; copy: Copier }
+    mappedAll?: { map: (row: never) => object; records: object[]; copies: Copier[] }
   }
   const kept = new Map<string, Entry>()
   /** Reads seen once (their key and version): a read is kept only when it comes again unchanged. */
@@ -552,10 +553,10 @@ function readCache(db: Db, sql: string, writes: WriteGenerations, open: OpenTx):
       if (!e) return (db.stmt(sql).all(...params) as R[]).map(map)
       if (e.mappedAll?.map !== map) {
         const records = e.rows.map((row) => freezeContents(map(row as R)))
-        e.mappedAll = { map, records, copy: records[0] ? copierOf(records[0]) : copyBySpread }
+        e.mappedAll = { map, records, copies: records.map(copierOf) }
       }
-      const { records, copy } = e.mappedAll
-      return records.map((r) => copy(r) as T)
+      const { records, copies } = e.mappedAll
+      return records.map((r, i) => copies[i]!(r) as T)
     },
   }
 }
