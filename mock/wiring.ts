@@ -111,7 +111,6 @@ export function createDeps(config: MockConfig, opts: CreateDepsOptions): Deps {
     deps.scheduler = new Scheduler({
       db,
       clock,
-      ids,
       log: opts.log,
       kinds,
       context: () => deps,

@@ -14,9 +14,9 @@ import {
   insertTimer,
   lastTimerSeq,
   saveTimerSeq,
+  timerIdOf,
   type TimerRow,
 } from '../store/timers.js'
-import type { Ids } from '../util/ids.js'
 import type { Log } from '../util/log.js'
 import type { Clock } from './clock.js'
 import type { SideEffect, TimerKind, TimerKinds } from './timer-kinds.js'
@@ -69,7 +69,6 @@ export class TimerFailuresError extends Error {
 export type SchedulerOptions = {
   db: Db
   clock: Clock
-  ids: Ids
   log: Log
   kinds: TimerKinds
   /** The dependency set handed to handlers (the scheduler is part of it, hence a getter). */
@@ -113,11 +112,12 @@ export class Scheduler {
       throw new Error(`unknown timer kind "${kind}": register it in timer-kinds.ts`)
     if (!Number.isFinite(dueAtMs))
       throw new Error(`timer due time must be a finite number, got ${dueAtMs}`)
-    const id = this.opts.ids.uuid()
     this.lastSeq = (this.lastSeq ?? lastTimerSeq(this.opts.db)) + 1
+    const dueAt = Math.round(dueAtMs)
+    const id = timerIdOf(dueAt, this.lastSeq)
     insertTimer(this.opts.db, {
       id,
-      due_at: Math.round(dueAtMs),
+      due_at: dueAt,
       seq: this.lastSeq,
       kind,
       payload_json: JSON.stringify(payload ?? null),

@@ -10,7 +10,7 @@ import fc from 'fast-check'
 import { expect, it } from 'vitest'
 import { packageFile } from '../../spec/index.js'
 import { openDb } from './db.js'
-import { firstDueTimer, getTimer, insertTimer, type TimerRow } from './timers.js'
+import { deleteTimer, firstDueTimer, getTimer, insertTimer, type TimerRow } from './timers.js'
 
 const SCHEMA = packageFile('mock', 'store', 'schema')
 
@@ -50,12 +50,14 @@ it('[STATE-015] keeps every pending timer through the upgrade to timers in firin
 
         const db = openDb(path)
         try {
-          for (const r of rows) expect(getTimer(db, r.id)).toEqual(r)
-          const order = [...rows].sort((a, b) => a.due_at - b.due_at || a.seq - b.seq)
+          // Schema 270 then names each timer by its key.
+          const keyed = rows.map((r) => ({ ...r, id: `${r.due_at}.${r.seq}` }))
+          for (const r of keyed) expect(getTimer(db, r.id)).toEqual(r)
+          const order = [...keyed].sort((a, b) => a.due_at - b.due_at || a.seq - b.seq)
           const fired: string[] = []
           for (let t = firstDueTimer(db, 50); t; t = firstDueTimer(db, 50)) {
             fired.push(t.id)
-            db.stmt('DELETE FROM timers WHERE id = ?').run(t.id)
+            expect(deleteTimer(db, t.id)).toBe(true)
           }
           expect(fired).toEqual(order.map((r) => r.id))
         } finally {
@@ -83,8 +85,88 @@ it('[STATE-015] reads the next due timer from the table key: no sort, no lookup 
     const indexes = db.raw
       .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'timers'")
       .all() as { name: string }[]
-    // The id (UNIQUE) and the subject: with the table itself, 3 b-trees written per timer.
-    expect(indexes).toHaveLength(2)
+    // The subject only (schema 270: the id is the key): with the table itself, 2 b-trees written per timer.
+    expect(indexes.map((i) => i.name)).toEqual(['timers_subject'])
+  } finally {
+    db.close()
+  }
+})
+
+it('[STATE-015] names each pending timer by its key through the upgrade to keyed ids (schema 270), and a webhook delivery follows its timer', () => {
+  fc.assert(
+    fc.property(
+      fc.array(timer, { maxLength: 20 }),
+      fc.array(fc.nat(30), { maxLength: 6 }),
+      (specs, named) => {
+        const before = schemaBefore('270')
+        const dir = mkdtempSync(join(tmpdir(), 'timers-keyed-'))
+        const path = join(dir, 'store.db')
+        try {
+          const rows: TimerRow[] = specs.map((t, i) => ({
+            id: `aaaaaaaa-0000-4000-8000-${String(i).padStart(12, '0')}`,
+            due_at: t.due_at,
+            seq: i + 1,
+            kind: t.kind,
+            payload_json: JSON.stringify(t.payload),
+            subject: t.subject,
+          }))
+          const old = openDb(path, { schemaDir: before })
+          for (const r of rows) insertTimer(old, r)
+          // Deliveries naming a pending timer (an index in rows) or one no longer pending (beyond them).
+          named.forEach((n, i) =>
+            old
+              .stmt(
+                `INSERT INTO webhook_deliveries (id, seq, project_id, endpoint_id, event_id, event_type, body, status, next_timer_id, created_at)
+               VALUES (?, ?, 'p', 'e', ?, 'turn.completed', '{}', 'PENDING', ?, 0)`,
+              )
+              .run(`d${i}`, i + 1, `ev${i}`, rows[n]?.id ?? `gone-${n}`),
+          )
+          old.close()
+
+          const db = openDb(path)
+          try {
+            for (const r of rows) {
+              const id = `${r.due_at}.${r.seq}`
+              expect(getTimer(db, id)).toEqual({ ...r, id })
+              expect(getTimer(db, r.id)).toBeUndefined()
+            }
+            named.forEach((n, i) => {
+              const r = rows[n]
+              const { next_timer_id } = db
+                .stmt('SELECT next_timer_id FROM webhook_deliveries WHERE id = ?')
+                .get(`d${i}`) as { next_timer_id: string | null }
+              expect(next_timer_id).toBe(r ? `${r.due_at}.${r.seq}` : null)
+              if (r) expect(getTimer(db, next_timer_id!)).toBeDefined()
+            })
+            for (const r of rows) expect(deleteTimer(db, `${r.due_at}.${r.seq}`)).toBe(true)
+            expect(db.stmt('SELECT COUNT(*) AS n FROM timers').get()).toEqual({ n: 0 })
+          } finally {
+            db.close()
+          }
+        } finally {
+          rmSync(before, { recursive: true, force: true })
+          rmSync(dir, { recursive: true, force: true })
+        }
+      },
+    ),
+    { numRuns: 20 },
+  )
+})
+
+it('finds no timer for a string that is not a timer id, and deletes none', () => {
+  const db = openDb()
+  try {
+    insertTimer(db, {
+      id: '5.1',
+      due_at: 5,
+      seq: 1,
+      kind: 'k',
+      payload_json: 'null',
+      subject: null,
+    })
+    for (const id of ['', '5', '5.', '.1', '5.1.1', 'x5.1', '5.1 ', '0x5.1', '5.-1'])
+      expect([getTimer(db, id), deleteTimer(db, id)]).toEqual([undefined, false])
+    expect(getTimer(db, '5.1')?.seq).toBe(1)
   } finally {
     db.close()
   }

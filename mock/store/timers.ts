@@ -46,9 +46,27 @@ export function saveTimerSeq(db: Db, last: number): void {
   ).run({ last })
 }
 
+/**
+ * A timer's id: its key, "<due_at>.<seq>" (schema 270). The key is unique and never reused (seq only grows), so
+ * no index of a separate id is written per timer, and a timer is found by its id through the table's key.
+ */
+export const timerIdOf = (dueAt: number, seq: number): string => `${dueAt}.${seq}`
+
+const TIMER_ID = /^(-?\d{1,15})\.(\d{1,15})$/
+
+/** The key a timer id names; undefined for a string that is not a timer id. */
+function timerKeyOf(id: string): { due_at: number; seq: number } | undefined {
+  const m = TIMER_ID.exec(id)
+  return m ? { due_at: Number(m[1]), seq: Number(m[2]) } : undefined
+}
+
 /** Deletes one timer; true when it existed. */
 export function deleteTimer(db: Db, id: string): boolean {
-  return db.stmt('DELETE FROM timers WHERE id = ?').run(id).changes > 0
+  const key = timerKeyOf(id)
+  return (
+    key !== undefined &&
+    db.stmt('DELETE FROM timers WHERE due_at = ? AND seq = ?').run(key.due_at, key.seq).changes > 0
+  )
 }
 
 /** Deletes the timers of a subject (optionally of one kind); returns how many. */
@@ -72,7 +90,11 @@ export function firstDueTimer(db: Db, targetMs: number): TimerRow | undefined {
 
 /** One timer by id. */
 export function getTimer(db: Db, id: string): TimerRow | undefined {
-  return db.stmt('SELECT * FROM timers WHERE id = ?').get(id) as TimerRow | undefined
+  const key = timerKeyOf(id)
+  return key === undefined
+    ? undefined
+    : (db.stmt('SELECT * FROM timers WHERE due_at = ? AND seq = ?').get(key.due_at, key.seq) as
+        TimerRow | undefined)
 }
 
 /** How many timers are pending. */
