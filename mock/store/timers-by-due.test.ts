@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import fc from 'fast-check'
 import { expect, it } from 'vitest'
 import { packageFile } from '../../spec/index.js'
-import { openDb } from './db.js'
+import { openDb, type Db } from './db.js'
 import { deleteTimer, firstDueTimer, getTimer, insertTimer, type TimerRow } from './timers.js'
 
 const SCHEMA = packageFile('mock', 'store', 'schema')
@@ -22,6 +22,40 @@ function schemaBefore(first: string): string {
   return dir
 }
 
+/** Timer rows of generated specs, seq 1, 2, … in order, named by `idOf`. */
+type TimerSpec = { due_at: number; kind: string; payload: string; subject: string | null }
+
+const rowsOf = (specs: TimerSpec[], idOf: (i: number) => string): TimerRow[] =>
+  specs.map((t, i) => ({
+    id: idOf(i),
+    due_at: t.due_at,
+    seq: i + 1,
+    kind: t.kind,
+    payload_json: JSON.stringify(t.payload),
+    subject: t.subject,
+  }))
+
+/** A store made before schema `first` and filled by `fill`, then opened with every schema for `check`. */
+function upgraded(first: string, fill: (old: Db) => void, check: (db: Db) => void): void {
+  const before = schemaBefore(first)
+  const dir = mkdtempSync(join(tmpdir(), 'timers-upgrade-'))
+  const path = join(dir, 'store.db')
+  try {
+    const old = openDb(path, { schemaDir: before })
+    fill(old)
+    old.close()
+    const db = openDb(path)
+    try {
+      check(db)
+    } finally {
+      db.close()
+    }
+  } finally {
+    rmSync(before, { recursive: true, force: true })
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 const timer = fc.record({
   due_at: fc.integer({ min: 0, max: 50 }),
   kind: fc.constantFrom('webhook.attempt', 'execution.step', 'run.deadline'),
@@ -32,41 +66,23 @@ const timer = fc.record({
 it('[STATE-015] keeps every pending timer through the upgrade to timers in firing order, and fires them in (due_at, seq) order', () => {
   fc.assert(
     fc.property(fc.array(timer, { maxLength: 30 }), (specs) => {
-      const before = schemaBefore('260')
-      const dir = mkdtempSync(join(tmpdir(), 'timers-upgrade-'))
-      const path = join(dir, 'store.db')
-      try {
-        const rows: TimerRow[] = specs.map((t, i) => ({
-          id: `t${i}`,
-          due_at: t.due_at,
-          seq: i + 1,
-          kind: t.kind,
-          payload_json: JSON.stringify(t.payload),
-          subject: t.subject,
-        }))
-        const old = openDb(path, { schemaDir: before })
-        for (const r of rows) insertTimer(old, r)
-        old.close()
-
-        const db = openDb(path)
-        try {
+      const rows = rowsOf(specs, (i) => `t${i}`)
+      upgraded(
+        '260',
+        (old) => rows.forEach((r) => insertTimer(old, r)),
+        (db) => {
           // Schema 270 then names each timer by its key.
           const keyed = rows.map((r) => ({ ...r, id: `${r.due_at}.${r.seq}` }))
           for (const r of keyed) expect(getTimer(db, r.id)).toEqual(r)
-          const order = [...keyed].sort((a, b) => a.due_at - b.due_at || a.seq - b.seq)
+          const order = [...keyed].sort((x, y) => x.due_at - y.due_at || x.seq - y.seq)
           const fired: string[] = []
           for (let t = firstDueTimer(db, 50); t; t = firstDueTimer(db, 50)) {
             fired.push(t.id)
             expect(deleteTimer(db, t.id)).toBe(true)
           }
           expect(fired).toEqual(order.map((r) => r.id))
-        } finally {
-          db.close()
-        }
-      } finally {
-        rmSync(before, { recursive: true, force: true })
-        rmSync(dir, { recursive: true, force: true })
-      }
+        },
+      )
     }),
     { numRuns: 25 },
   )
@@ -98,33 +114,22 @@ it('[STATE-015] names each pending timer by its key through the upgrade to keyed
       fc.array(timer, { maxLength: 20 }),
       fc.array(fc.nat(30), { maxLength: 6 }),
       (specs, named) => {
-        const before = schemaBefore('270')
-        const dir = mkdtempSync(join(tmpdir(), 'timers-keyed-'))
-        const path = join(dir, 'store.db')
-        try {
-          const rows: TimerRow[] = specs.map((t, i) => ({
-            id: `aaaaaaaa-0000-4000-8000-${String(i).padStart(12, '0')}`,
-            due_at: t.due_at,
-            seq: i + 1,
-            kind: t.kind,
-            payload_json: JSON.stringify(t.payload),
-            subject: t.subject,
-          }))
-          const old = openDb(path, { schemaDir: before })
-          for (const r of rows) insertTimer(old, r)
-          // Deliveries naming a pending timer (an index in rows) or one no longer pending (beyond them).
-          named.forEach((n, i) =>
-            old
-              .stmt(
-                `INSERT INTO webhook_deliveries (id, seq, project_id, endpoint_id, event_id, event_type, body, status, next_timer_id, created_at)
-               VALUES (?, ?, 'p', 'e', ?, 'turn.completed', '{}', 'PENDING', ?, 0)`,
-              )
-              .run(`d${i}`, i + 1, `ev${i}`, rows[n]?.id ?? `gone-${n}`),
-          )
-          old.close()
-
-          const db = openDb(path)
-          try {
+        const rows = rowsOf(specs, (i) => `aaaaaaaa-0000-4000-8000-${String(i).padStart(12, '0')}`)
+        upgraded(
+          '270',
+          (old) => {
+            for (const r of rows) insertTimer(old, r)
+            // Deliveries naming a pending timer (an index in rows) or one no longer pending (beyond them).
+            named.forEach((n, i) =>
+              old
+                .stmt(
+                  `INSERT INTO webhook_deliveries (id, seq, project_id, endpoint_id, event_id, event_type, body, status, next_timer_id, created_at)
+                   VALUES (?, ?, 'p', 'e', ?, 'turn.completed', '{}', 'PENDING', ?, 0)`,
+                )
+                .run(`d${i}`, i + 1, `ev${i}`, rows[n]?.id ?? `gone-${n}`),
+            )
+          },
+          (db) => {
             for (const r of rows) {
               const id = `${r.due_at}.${r.seq}`
               expect(getTimer(db, id)).toEqual({ ...r, id })
@@ -140,13 +145,8 @@ it('[STATE-015] names each pending timer by its key through the upgrade to keyed
             })
             for (const r of rows) expect(deleteTimer(db, `${r.due_at}.${r.seq}`)).toBe(true)
             expect(db.stmt('SELECT COUNT(*) AS n FROM timers').get()).toEqual({ n: 0 })
-          } finally {
-            db.close()
-          }
-        } finally {
-          rmSync(before, { recursive: true, force: true })
-          rmSync(dir, { recursive: true, force: true })
-        }
+          },
+        )
       },
     ),
     { numRuns: 20 },
