@@ -546,7 +546,7 @@ function readCache(db: Db, sql: string, writes: WriteGenerations, open: OpenTx):
       const e = entry(params)
       if (!e) return fresh(map, params)
       const kept = keptRecord(e, map)
-      return kept && (kept.view ??= Object.freeze({ ...kept.record }))
+      return kept && (kept.view ??= Object.freeze(kept.copy(kept.record) as T))
     },
     records<R, T extends object>(map: (row: R) => T, ...params: Param[]): T[] {
       const e = entry(params)

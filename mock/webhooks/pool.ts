@@ -27,6 +27,9 @@ export const DEFAULT_SEND_CONCURRENCY = 64
  * A Project may borrow beyond it while that many slots stay free (see above).
  */
 export const DEFAULT_SENDS_PER_PROJECT = 10
+/** The most sends one Project has in flight at once with the default bounds: every slot but another's share. */
+export const DEFAULT_MOST_SENDS_OF_ONE_PROJECT =
+  DEFAULT_SEND_CONCURRENCY - DEFAULT_SENDS_PER_PROJECT
 
 /**
  * One send: performs the POST and records its outcome; `signal` aborts it (reset, close). Never throws. The

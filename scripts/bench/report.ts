@@ -10,7 +10,10 @@ import type { InstancesResult, VirtualTimeResult } from './scale.js'
 import type { StartupResult, StoreSizeRow } from './startup.js'
 import type { FanOutResult, WebhookResult } from './streams.js'
 import { ROOT } from './targets.js'
-import { DEFAULT_SEND_CONCURRENCY, DEFAULT_SENDS_PER_PROJECT } from '../../mock/webhooks/pool.js'
+import {
+  DEFAULT_MOST_SENDS_OF_ONE_PROJECT,
+  DEFAULT_SENDS_PER_PROJECT,
+} from '../../mock/webhooks/pool.js'
 
 export type Results = {
   startedAt: string
@@ -241,7 +244,7 @@ export function benchmarksMarkdown(r: Results): string {
       )
     if (r.webhooks)
       lines.push(
-        `- Webhooks: ${r.webhooks.executions} Turns, ${r.webhooks.deliveries} deliveries to a local receiver in ${f0(r.webhooks.wallMs)} ms: ${f0(r.webhooks.deliveriesPerS)} deliveries/s, ${f0(r.webhooks.cpuUsPerDelivery)} µs server CPU per delivery (the pool sends at most ${DEFAULT_SEND_CONCURRENCY - DEFAULT_SENDS_PER_PROJECT} at a time for one Project, leaving ${DEFAULT_SENDS_PER_PROJECT} slots free for the others).`,
+        `- Webhooks: ${r.webhooks.executions} Turns, ${r.webhooks.deliveries} deliveries to a local receiver in ${f0(r.webhooks.wallMs)} ms: ${f0(r.webhooks.deliveriesPerS)} deliveries/s, ${f0(r.webhooks.cpuUsPerDelivery)} µs server CPU per delivery (the pool sends at most ${DEFAULT_MOST_SENDS_OF_ONE_PROJECT} at a time for one Project, leaving ${DEFAULT_SENDS_PER_PROJECT} slots free for the others).`,
       )
     lines.push('')
   }
@@ -320,7 +323,7 @@ export function benchmarksMarkdown(r: Results): string {
     '  (answerBurst in mock/server.ts), waking the client once per burst: 15 to 20% less CPU per request on',
     '  every endpoint measured.',
     '- 30 virtual days: 7 webhook attempts per delivery are 7 real HTTP sends to the receiver (another process),',
-    `  over kept-alive connections (up to ${DEFAULT_SEND_CONCURRENCY - DEFAULT_SENDS_PER_PROJECT} at once for one Project); the sends, their SQLite bookkeeping (about a dozen`,
+    `  over kept-alive connections (up to ${DEFAULT_MOST_SENDS_OF_ONE_PROJECT} at once for one Project); the sends, their SQLite bookkeeping (about a dozen`,
     '  statements per attempt) and the HMAC signatures take the wall time, not the timers. The socket writes',
     '  alone are about 15% of it (the kernel wakes the receiver on each), SQL about a quarter.',
     '- Counting instructions (`npm run bench:instructions`, valgrind: a measure a busy machine does not move)',
