@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process'
 import { freePort, ROOT, rssOf, spawnTarget, type Target } from './targets.js'
-import { measure, medianOf, type Sample } from './http.js'
+import { measure, median, medianOf, type Sample } from './http.js'
 import { AUTH } from './world.js'
 
 const ms = (since: bigint) => Number(process.hrtime.bigint() - since) / 1e6
@@ -68,6 +68,12 @@ export type StoreSizeRow = {
   p99Ms: number
   cpuUsPerReq: number | undefined
   rssMiB: number | undefined
+  /**
+   * The median over rounds of this size's mean latency over the first size's in the same round (the two are
+   * seconds apart, so a shared machine's load drifting over minutes weighs on both; the ratio of the two
+   * medians would mix rounds). 1 for the first size.
+   */
+  latencyVsFirst: number
 }
 
 type StoreServer = {
@@ -137,8 +143,10 @@ export async function storeSizes(
           `store round ${round + 1}/${opts.rounds} ${s.n} Sessions: ${sample.reqPerS.toFixed(0)} req/s, mean ${sample.meanUs.toFixed(0)} µs, cpu ${sample.cpuUsPerReq?.toFixed(0) ?? '?'} µs/req`,
         )
       }
+    const first = samples.get(servers[0]!)!
     return servers.map((s) => {
       const m = medianOf(samples.get(s)!)
+      const ratios = samples.get(s)!.map((x, round) => x.meanUs / first[round]!.meanUs)
       return {
         sessions: s.n,
         accepted: s.accepted,
@@ -149,6 +157,7 @@ export async function storeSizes(
         p99Ms: m.p99Ms,
         cpuUsPerReq: m.cpuUsPerReq,
         rssMiB: (rssOf(s.target.pid) ?? NaN) / 2 ** 20,
+        latencyVsFirst: median(ratios),
       }
     })
   } finally {
