@@ -50,8 +50,9 @@ const partial =
 const out = values.out ?? (partial ? 'BENCHMARKS.partial.md' : 'BENCHMARKS.md')
 /** Full runs: the 30-day scenario at least this many times (one run moves by a third with a moment of load). */
 const VIRTUAL_TIME_RUNS = 5
-/** Full runs: interleaved rounds of the store sizes. */
+/** Full runs: interleaved rounds of the store sizes, after unrecorded ones (10 s of reads per size). */
 const STORE_ROUNDS = 7
+const STORE_WARM_UP_ROUNDS = 5
 const sections = new Set(values.only ? values.only.split(',') : SECTIONS)
 for (const s of sections)
   if (!SECTIONS.includes(s)) throw new Error(`unknown section ${s} (${SECTIONS.join(', ')})`)
@@ -137,7 +138,11 @@ if (sections.has('store')) {
   results.storeSize = await storeSizes(
     world,
     quick ? [1000, 10_000] : [1000, 10_000, 100_000],
-    { durationS: 2, rounds: quick ? 2 : STORE_ROUNDS },
+    {
+      durationS: 2,
+      rounds: quick ? 2 : STORE_ROUNDS,
+      warmUpRounds: quick ? 1 : STORE_WARM_UP_ROUNDS,
+    },
     log,
   )
   for (const row of results.storeSize) log(`store: ${JSON.stringify(row)}`)

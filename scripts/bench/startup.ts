@@ -111,13 +111,13 @@ async function storeServer(world: string, n: number): Promise<StoreServer> {
 /**
  * GET Turn latency, server CPU per request and resident memory of mocks holding each of `sizes` Sessions: one
  * child process per size, all filled first, then measured in interleaved rounds (1k, 10k, 100k, 1k, …) so that
- * the machine's load at one moment weighs on every size alike, after one unrecorded warm-up round each. Latency is compared by its mean in µs
+ * the machine's load at one moment weighs on every size alike, after `warmUpRounds` unrecorded rounds. Latency is compared by its mean in µs
  * (autocannon's percentiles are whole milliseconds, too coarse for a read that takes a fraction of one).
  */
 export async function storeSizes(
   world: string,
   sizes: number[],
-  opts: { durationS: number; rounds: number },
+  opts: { durationS: number; rounds: number; warmUpRounds: number },
   progress: (line: string) => void,
 ): Promise<StoreSizeRow[]> {
   const servers: StoreServer[] = []
@@ -132,8 +132,12 @@ export async function storeSizes(
         { method: 'GET', path: s.turn, headers: AUTH },
         { connections: 8, durationS, tag: `store-${s.n}` },
       )
-    // Warm-up (not recorded): a freshly filled server's first reads run unoptimised code.
-    for (const s of servers) await read(s, 1)
+    // Warm-up (not recorded), interleaved as the rounds are: a freshly filled server's reads cost up to three
+    // times what they cost later over its first 10 to 15 s of load (a 100k server, one measure: 158, 95, 88,
+    // 89, 85 then 52, 55, 47 µs of CPU per GET in successive 2 s runs; idle time does not shorten it), and the
+    // last size filled is the first measured: one second of warm-up judged it by its unsettled start.
+    for (let round = 0; round < opts.warmUpRounds; round++)
+      for (const s of servers) await read(s, opts.durationS)
     const samples = new Map<StoreServer, Sample[]>(servers.map((s) => [s, []]))
     for (let round = 0; round < opts.rounds; round++)
       for (const s of servers) {
