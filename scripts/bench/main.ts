@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ENDPOINTS, httpRounds, writeBareRoutes } from './http.js'
 import { benchmarksMarkdown, summaryLine, type Results } from './report.js'
-import { instances, virtualTimeRuns } from './scale.js'
+import { inOwnProcess } from './scale.js'
 import { startup, storeSizes } from './startup.js'
 import { sseFanOut, webhookDeliveries } from './streams.js'
 import { ROOT, startBareHono, startMock, startPrism, type Target } from './targets.js'
@@ -127,11 +127,12 @@ if (sections.has('http') || sections.has('sse') || sections.has('webhooks')) {
   }
 }
 if (sections.has('virtual-time')) {
-  results.virtualTime = await virtualTimeRuns(
+  results.virtualTime = await inOwnProcess({
+    kind: 'virtual-time',
     world,
-    quick ? 200 : 1000,
-    quick ? results.rounds : Math.max(results.rounds, VIRTUAL_TIME_RUNS),
-  )
+    executions: quick ? 200 : 1000,
+    runs: quick ? results.rounds : Math.max(results.rounds, VIRTUAL_TIME_RUNS),
+  })
   log(`virtual time: ${JSON.stringify(results.virtualTime)}`)
 }
 if (sections.has('store')) {
@@ -148,7 +149,7 @@ if (sections.has('store')) {
   for (const row of results.storeSize) log(`store: ${JSON.stringify(row)}`)
 }
 if (sections.has('instances')) {
-  results.instances = await instances(200)
+  results.instances = await inOwnProcess({ kind: 'instances', count: 200 })
   log(`instances: ${JSON.stringify(results.instances)}`)
 }
 if (sections.has('startup')) {
