@@ -1,6 +1,7 @@
 /**
  * Opens the SQLite store (better-sqlite3: ":memory:" by default, a file with --db), applies the numbered
- * migrations of mock/store/schema/*.sql in file-name order, caches prepared statements and runs transactions.
+ * migrations of mock/store/schema/*.sql in file-name order (a new store gets their final schema at once),
+ * caches prepared statements and runs transactions.
  * Hot reads (a key, a Session, an execution, read on every request) go through cached(): their rows are kept
  * in memory until a table they read is written (WriteGenerations and readCache below).
  */
@@ -292,7 +293,11 @@ export function refuseBoundLimit(sql: string): void {
     )
 }
 
-/** Applies every schema file not yet recorded in schema_migrations, each in its own transaction. */
+/**
+ * Applies every schema file not yet recorded in schema_migrations, each in its own transaction; a store that
+ * has none applied and holds nothing gets them all at once from their final schema (freshSchemaOf) when
+ * `freshSchema` is true.
+ */
 function migrate(raw: Database.Database, schemaDir: string, freshSchema: boolean): void {
   raw.exec(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (name TEXT PRIMARY KEY) WITHOUT ROWID`)
   const applied = new Set(
