@@ -364,7 +364,7 @@ function schemaKey(schemaDir: string, files: string[]): string {
  * runs the ones it lacks, in turn, as before.
  */
 const freshSchemaOf = memoize((key: string): FreshSchema => {
-  const { schemaDir, files } = JSON.parse(key) as { schemaDir: string; files: [string][] }
+  const { schemaDir } = JSON.parse(key) as { schemaDir: string }
   const scratch = new Database(':memory:')
   try {
     scratch.pragma('foreign_keys = ON')
@@ -389,7 +389,12 @@ const freshSchemaOf = memoize((key: string): FreshSchema => {
     return {
       script: objects.map((o) => `${o.sql};`).join('\n'),
       rows,
-      names: files.map(([name]) => name),
+      // The migrations the scratch store recorded: the ones its schema came from.
+      names: (
+        scratch.prepare(`SELECT name FROM ${MIGRATIONS_TABLE} ORDER BY name`).all() as {
+          name: string
+        }[]
+      ).map((r) => r.name),
     }
   } finally {
     scratch.close()
