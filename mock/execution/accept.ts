@@ -110,7 +110,7 @@ export function reserveSu(deps: Deps, projectId: string, maxSu: number, load: Pr
       })
     }
   }
-  checkProjectBudget(deps, projectId, maxSu)
+  checkProjectBudget(deps, projectId, maxSu, load)
 }
 
 /** The scenario of the next execution of a target: the queued one, else the default; steps bound to the contract. */

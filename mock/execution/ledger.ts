@@ -15,14 +15,20 @@ import {
   type CostCategory,
 } from '../domain/budgets.js'
 import { ApiError } from '../errors.js'
-import { getExecution, getSession, type ExecutionRecord } from '../store/executions.js'
+import {
+  getExecution,
+  getSession,
+  projectLoad,
+  type ExecutionRecord,
+  type ProjectLoad,
+} from '../store/executions.js'
 import type { StoredFile } from '../store/files.js'
 import { chargeProject, getProject } from '../store/projects.js'
 import {
-  budgetBounds,
   budgetSpend,
   insertLedgerEntry,
   openCommitted,
+  settledBounds,
   settledInWindow,
 } from '../store/usage.js'
 
@@ -117,10 +123,16 @@ export function budgetView(
 /**
  * BUD-003, BUD-004, BUD-005: 402 PROJECT_BUDGET_EXCEEDED (retryable) when reserving requestSu would take the
  * UTC day's or month's settled spend plus open reservations past the Project's budget. details: window
- * (DAILY or MONTHLY), reset_at (the window's end), budget_su, spent_su, reserved_su, requested_su.
+ * (DAILY or MONTHLY), reset_at (the window's end), budget_su, spent_su, reserved_su, requested_su. `load`: the
+ * Project's open executions when the caller has read them (projectLoad).
  */
-export function checkProjectBudget(deps: Deps, projectId: string, requestSu: number): void {
-  const found = projectBudgetRefusal(deps, projectId, requestSu)
+export function checkProjectBudget(
+  deps: Deps,
+  projectId: string,
+  requestSu: number,
+  load?: ProjectLoad,
+): void {
+  const found = projectBudgetRefusal(deps, projectId, requestSu, load)
   if (!found) return
   const { refusal, resetMs } = found
   throw new ApiError('PROJECT_BUDGET_EXCEEDED', {
@@ -137,22 +149,29 @@ export const fitsProjectBudget = (deps: Deps, projectId: string, requestSu: numb
  * The budget window that reserving requestSu would pass: settled spend in the UTC day or month plus the
  * reservations of running executions (openCommitted) plus requestSu, against the Project's budgets.
  */
-function projectBudgetRefusal(deps: Deps, projectId: string, requestSu: number) {
+function projectBudgetRefusal(
+  deps: Deps,
+  projectId: string,
+  requestSu: number,
+  load: ProjectLoad = projectLoad(deps.db, projectId),
+) {
   const project = getProject(deps.db, projectId)!
   const nowMs = deps.clock.nowMs()
   const day = utcDayWindow(nowMs)
   const month = utcMonthWindow(nowMs)
-  // The day's and month's bounds settle most checks: when even they leave room (with a margin far above any
-  // rounding of the sums), the exact sums would too. Otherwise the exact sums decide, and give the details.
+  // Upper bounds settle most checks: when even they leave room (with a margin far above any rounding of the
+  // sums), the exact sums would too. Otherwise the exact sums decide, and give the details. The settled
+  // bounds are the day's and month's usage_days rows (kept between settlements); the reservations' bound is
+  // first the load's (every open execution's max_su: a running one commits MAX(max_su, spent_su), and the
+  // executor never lets spent_su pass max_su), then the running executions' exact sum.
   if (day.startMs >= 0) {
-    const b = budgetBounds(deps.db, projectId, day, month)
-    const room = (budget: number, settledBound: number) =>
-      b.committedSu + settledBound + requestSu <= budget - 1e-6 * (1 + Math.abs(budget))
-    if (
-      room(project.daily_budget_su, b.dayBoundSu) &&
-      room(project.monthly_budget_su, b.monthBoundSu)
-    )
-      return undefined
+    const settled = settledBounds(deps.db, projectId, day, month)
+    const room = (committedSu: number) => (budget: number, settledBound: number) =>
+      committedSu + settledBound + requestSu <= budget - 1e-6 * (1 + Math.abs(budget))
+    const fits = (committedSu: number) =>
+      room(committedSu)(project.daily_budget_su, settled.dayBoundSu) &&
+      room(committedSu)(project.monthly_budget_su, settled.monthBoundSu)
+    if (fits(load.maxSuBound) || fits(openCommitted(deps.db, projectId))) return undefined
   }
   const spend = budgetSpend(deps.db, projectId, day, month)
   const reservedSu = spend.committedSu

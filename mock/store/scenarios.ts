@@ -57,11 +57,12 @@ export function enqueueScenario(
 
 /**
  * Takes the scenario for the next execution of a target (one use), or undefined when nothing is queued. Its one
- * write is a single statement, so it needs no transaction (nor a savepoint inside the acceptance's).
+ * write is a single statement, so it needs no transaction (nor a savepoint inside the acceptance's). The read
+ * is kept (Db.cached) until the queue is written: most acceptances find nothing queued, and read nothing.
  */
 export function takeScenario(db: Db, targetId: string): string | undefined {
   const row = db
-    .stmt('SELECT * FROM scenario_queue WHERE target_id = ? ORDER BY seq LIMIT 1')
+    .cached('SELECT * FROM scenario_queue WHERE target_id = ? ORDER BY seq LIMIT 1')
     .get(targetId) as QueuedScenario | undefined
   if (!row) return undefined
   if (row.remaining > 1) {

@@ -144,37 +144,28 @@ export function budgetSpend(
 const DAY_MS = 86_400_000
 
 /**
- * What an acceptance's budget check reads first, in one statement: openCommitted, and upper bounds (in SU) of
- * the settled SU of the UTC day and month windows from usage_days (schema 255-usage-days.sql): a row per day,
- * so the month costs at most 31 rows however much the month settled. The windows are whole UTC days.
+ * Upper bounds (in SU) of a Project's settled SU in the UTC day and month windows, from usage_days (schema
+ * 255-usage-days.sql): a row per day, so the month costs at most 31 rows however much the month settled. The
+ * windows are whole UTC days. A kept read (Db.cached): usage_days changes only when an execution settles, so
+ * the acceptances between two settlements read it once.
  */
-export function budgetBounds(
+export function settledBounds(
   db: Db,
   projectId: string,
   day: { startMs: number; endMs: number },
   month: { startMs: number; endMs: number },
-): { committedSu: number; dayBoundSu: number; monthBoundSu: number } {
+): { dayBoundSu: number; monthBoundSu: number } {
   const r = db
-    .stmt(
-      `SELECT COALESCE(SUM(MAX(max_su, spent_su)), 0) AS committedSu,
-         (SELECT COALESCE(SUM(su_micro), 0) FROM usage_days WHERE project_id = ? AND day = ?) AS dayMicro,
+    .cached(
+      `SELECT (SELECT COALESCE(SUM(su_micro), 0) FROM usage_days WHERE project_id = ? AND day = ?) AS dayMicro,
          (SELECT COALESCE(SUM(su_micro), 0) FROM usage_days
-           WHERE project_id = ? AND day >= ? AND day < ?) AS monthMicro
-       FROM executions WHERE project_id = ? AND terminal = 0 AND admitted_at IS NOT NULL`,
+           WHERE project_id = ? AND day >= ? AND day < ?) AS monthMicro`,
     )
-    .get(
-      projectId,
-      day.startMs / DAY_MS,
-      projectId,
-      month.startMs / DAY_MS,
-      month.endMs / DAY_MS,
-      projectId,
-    ) as { committedSu: number; dayMicro: number; monthMicro: number }
-  return {
-    committedSu: r.committedSu,
-    dayBoundSu: r.dayMicro / 1e6,
-    monthBoundSu: r.monthMicro / 1e6,
+    .get(projectId, day.startMs / DAY_MS, projectId, month.startMs / DAY_MS, month.endMs / DAY_MS) as {
+    dayMicro: number
+    monthMicro: number
   }
+  return { dayBoundSu: r.dayMicro / 1e6, monthBoundSu: r.monthMicro / 1e6 }
 }
 
 /** Sets a Project's daily and/or monthly budget (control API); false when there is no such Project. */

@@ -10,10 +10,11 @@
  * Options: --endpoint <substring> (default: every endpoint of the HTTP bench), --amount <n> requests counted
  * per round (default 2000), --rounds <n> (default 3), --warmup <n> unrecorded requests first (default 4000;
  * V8 optimises slowly under valgrind), --baseline <dir> (another build of the mock, a checkout with its
- * dist/, counted in the same rounds), --no-hono.
+ * dist/, counted in the same rounds), --no-hono, --keep <dir> (keeps each target's callgrind dumps in a folder of
+ * dir named for it, for callgrind_annotate: which functions the instructions went to).
  */
 import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -29,6 +30,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     baseline: { type: 'string' },
     'no-hono': { type: 'boolean', default: false },
+    keep: { type: 'string' },
   },
 })
 const amount = Number(values.amount)
@@ -89,6 +91,11 @@ async function underCallgrind(start: (launcher: Launcher) => Promise<Target>): P
     },
     stop: async () => {
       await stop()
+      if (values.keep) {
+        const kept = join(resolve(values.keep), name.replace(/[^\w-]+/g, '-'))
+        cpSync(dir, kept, { recursive: true })
+        log(`${name}: callgrind dumps in ${kept} (callgrind_annotate <file>)`)
+      }
       rmSync(dir, { recursive: true, force: true })
     },
   })
