@@ -161,7 +161,13 @@ export function settledBounds(
          (SELECT COALESCE(SUM(su_micro), 0) FROM usage_days
            WHERE project_id = ? AND day >= ? AND day < ?) AS monthMicro`,
     )
-    .get(projectId, day.startMs / DAY_MS, projectId, month.startMs / DAY_MS, month.endMs / DAY_MS) as {
+    .get(
+      projectId,
+      day.startMs / DAY_MS,
+      projectId,
+      month.startMs / DAY_MS,
+      month.endMs / DAY_MS,
+    ) as {
     dayMicro: number
     monthMicro: number
   }
