@@ -174,9 +174,22 @@ const stepsJson = memoizeFrozen((steps: readonly ScenarioStep[]) => JSON.stringi
 
 /**
  * Stores a new execution and sets its seq (the caller's record is the one kept: a literal of every field,
- * which V8 builds in one step, where copying a record into another takes its slow path per property).
+ * which V8 builds in one step, where copying a record into another takes its slow path per property). A new
+ * execution is QUEUED, not admitted, and has spent nothing: those columns are written as the statement's
+ * constants (each bound value costs a conversion), and a record that says otherwise is a programming error.
  */
 export function insertExecution(db: Db, e: ExecutionRecord): void {
+  if (
+    e.status !== 'QUEUED' ||
+    e.error !== null ||
+    e.spent_su !== 0 ||
+    e.usage_status !== 'PENDING' ||
+    e.admitted_at !== null ||
+    e.started_at !== null ||
+    e.completed_at !== null ||
+    e.terminal
+  )
+    throw new Error(`insertExecution: ${e.id} is not a new execution (QUEUED, not admitted)`)
   // seq: the next rowid (acceptance order), taken in the insert itself. The row gets that same rowid (SQLite
   // gives a new row the largest rowid plus one), so seq is read back as the last insert rowid: RETURNING would
   // keep its row in a temporary b-tree, built and torn down on every insert.
@@ -185,7 +198,7 @@ export function insertExecution(db: Db, e: ExecutionRecord): void {
       `INSERT INTO executions (id, seq, kind, project_id, api_key, deployment_id, session_id, workflow_id, published_version, status, error_json,
        scenario, steps_json, input_json, metadata_json, execution_seconds, queue_seconds, max_su, spent_su, usage_status,
        created_at, admitted_at, started_at, completed_at, terminal, run_json)
-     VALUES (?, (SELECT COALESCE(MAX(rowid), 0) + 1 FROM executions), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     VALUES (?, (SELECT COALESCE(MAX(rowid), 0) + 1 FROM executions), ?, ?, ?, ?, ?, ?, ?, 'QUEUED', NULL, ?, ?, ?, ?, ?, ?, ?, 0, 'PENDING', ?, NULL, NULL, NULL, 0, ?)`,
     )
     .run(
       e.id,
@@ -196,8 +209,6 @@ export function insertExecution(db: Db, e: ExecutionRecord): void {
       e.session_id,
       e.workflow_id,
       e.published_version,
-      e.status,
-      e.error === null ? null : JSON.stringify(e.error),
       e.scenario,
       stepsJson(e.steps),
       JSON.stringify(e.input ?? null),
@@ -205,13 +216,7 @@ export function insertExecution(db: Db, e: ExecutionRecord): void {
       e.execution_seconds,
       e.queue_seconds,
       e.max_su,
-      e.spent_su,
-      e.usage_status,
       e.created_at,
-      e.admitted_at,
-      e.started_at,
-      e.completed_at,
-      e.terminal ? 1 : 0,
       e.run ? JSON.stringify(e.run) : null,
     )
   e.seq = Number(info.lastInsertRowid)
