@@ -20,7 +20,7 @@ export const WAITING_CAP = 1000
  * creations and lasts long enough to be measured like the other endpoints.
  */
 export const FRESH_PROJECTS = 5
-const cloneId = (k: number, part: string) => `e0e0e0e${k}-${part}`
+const cloneId = (k: number, part: string) => `e0e0${k.toString(16).padStart(4, '0')}-${part}`
 /** Each fresh-key Project's Session path and key, in rotation order (Project A first). */
 export const FRESH_TARGETS = Array.from({ length: FRESH_PROJECTS }, (_, k) => ({
   path: `/v1/deployments/${k === 0 ? DEPLOYMENT : cloneId(k, 'd000-4000-8000-000000000001')}/sessions`,
