@@ -29,7 +29,7 @@ import { bindFileToExecution, getUsableInputFile } from '../store/files.js'
 import type { Workflow, WorkflowLimits } from '../store/workflows.js'
 import { workflowInputAjv } from '../util/ajv.js'
 import { deepFreeze } from '../util/freeze.js'
-import { memoize } from '../util/memo.js'
+import { memoize, memoizeFrozen } from '../util/memo.js'
 import { getProject } from '../store/projects.js'
 import { getFixtureScenario, takeScenario } from '../store/scenarios.js'
 import { checkProjectBudget } from './ledger.js'
@@ -120,7 +120,7 @@ export function nextScenario(
   contract: readonly OutputContract[],
 ): { name: string; steps: readonly ScenarioStep[] } {
   const name = takeScenario(deps.db, targetId) ?? DEFAULT_SCENARIO
-  const keys = contractKeys(contract)
+  const keys = contractKeysOf(contract)
   // A built-in scenario's bound steps depend only on its name and the contract's two keys: made once,
   // frozen, and shared by every execution that follows it (their JSON is then made once too; see
   // insertExecution). A fixture scenario's are made each time (the world can change it).
@@ -139,6 +139,11 @@ function contractKeys(contract: readonly OutputContract[]): ContractKeys {
     contract.find((o) => o.required === required)?.key ?? 'result'
   return { required: keyOf(true), optional: keyOf(false) }
 }
+
+/** contractKeys, made once per contract while a kept (frozen) Deployment record holds it. */
+const contractKeysOf = memoizeFrozen((contract: readonly OutputContract[]) =>
+  Object.freeze(contractKeys(contract)),
+)
 
 /** A built-in scenario's steps bound to contract keys, frozen all the way down; the key is [name, required, optional] in JSON. */
 const boundBuiltinSteps = memoize((key: string): readonly ScenarioStep[] => {

@@ -16,6 +16,7 @@ import { ApiError } from '../errors.js'
 import { authenticateApiKey, requireScopes } from '../middleware/api-key.js'
 import type { Guard } from '../middleware/guard.js'
 import { answer, answerHeader } from '../util/answer.js'
+import { iso } from '../util/iso.js'
 import { Recent } from '../util/recent.js'
 import { authenticateOwner } from '../middleware/owner-token.js'
 import { rateLimit } from '../middleware/rate-limit.js'
@@ -174,7 +175,7 @@ function answerFromReceipt(
     throw new ApiError('IDEMPOTENCY_CONFLICT', {
       message:
         'This Idempotency-Key was used with another request; send the same body or use a new key.',
-      details: { idempotency_expires_at: new Date(stored.expires_at).toISOString() },
+      details: { idempotency_expires_at: iso(stored.expires_at) },
     })
   }
   answerHeader(c, 'Idempotent-Replayed', 'true')
@@ -202,10 +203,7 @@ function idempotent(
     db.tx(() => {
       const nowMs = clock.nowMs()
       const expiresAt = idempotencyExpiresAt(nowMs)
-      c.set(
-        'input',
-        Object.assign({}, input, { idempotencyExpiresAt: new Date(expiresAt).toISOString() }),
-      )
+      c.set('input', Object.assign({}, input, { idempotencyExpiresAt: iso(expiresAt) }))
       const reply = handler(c, requestOf(c, op))
       if (reply instanceof Promise)
         throw new Error(`the handler of idempotent ${op.operationId} must be synchronous`)
