@@ -17,8 +17,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import Database from 'better-sqlite3'
 import { createMock } from '../../mock/index.js'
+import { openDb } from '../../mock/store/db.js'
 import { ROOT } from './targets.js'
 import { FRESH_TARGETS, SESSION_BODY, WAITING_CAP, writeBenchWorld } from './world.js'
 
@@ -199,36 +199,25 @@ function replay(file: string, skip: number): void {
   const trace = JSON.parse(readFileSync(file, 'utf8')) as Trace
   const imageFile = `${file}.db`
   writeFileSync(imageFile, Buffer.from(trace.image, 'base64'))
-  // A new in-memory store, as the mock's is, holding the image's schema and rows.
-  const db = new Database(':memory:')
-  db.exec(`ATTACH '${imageFile}' AS image`)
-  const objects = db
-    .prepare(
-      `SELECT type, name, sql FROM image.sqlite_schema WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid`,
+  // A new store as the mock opens one (its schema, pragmas and statement binding), holding the image's rows.
+  const db = openDb()
+  db.raw.exec(`ATTACH '${imageFile}' AS image`)
+  // The image's rows were checked by the mock; copied table by table, they are not checked again (SQLite's
+  // count of deferred violations does not come back to zero over this copy, though no row violates a key).
+  db.raw.pragma('foreign_keys = OFF')
+  db.tx(() => {
+    db.clearWorld()
+    for (const table of db.worldTables())
+      db.raw.exec(`INSERT INTO main."${table}" SELECT * FROM image."${table}"`)
+    db.raw.exec(
+      'DELETE FROM main.sqlite_sequence; INSERT INTO main.sqlite_sequence SELECT * FROM image.sqlite_sequence',
     )
-    .all() as { type: string; name: string; sql: string }[]
-  for (const o of objects) db.exec(o.sql)
-  for (const o of objects)
-    if (o.type === 'table') db.exec(`INSERT INTO main."${o.name}" SELECT * FROM image."${o.name}"`)
-  db.exec(
-    'DELETE FROM main.sqlite_sequence; INSERT INTO main.sqlite_sequence SELECT * FROM image.sqlite_sequence',
-  )
-  db.exec('DETACH image')
-  db.pragma('foreign_keys = ON')
-  // Named parameters are bound by position, as the mock's Db binds them.
-  const prepared = trace.sqls.map((sql) => ({
-    s: db.prepare(sql.replace(/@\w+/g, '?')),
-    names: sql.match(/@\w+/g)?.map((n) => n.slice(1)),
-  }))
+  })
+  db.raw.pragma('foreign_keys = ON')
+  db.raw.exec('DETACH image')
   const run = ([i, method, params]: Call) => {
-    if (i === skip) return
-    const { s, names } = prepared[i]!
-    const bound = names
-      ? names.map((n) => (params[0] as unknown as Record<string, Param>)[n]!)
-      : params
-    ;(s[method] as (...a: Param[]) => unknown)(...bound)
+    if (i !== skip) (db.stmt(trace.sqls[i]!)[method] as (...a: Param[]) => unknown)(...params)
   }
-  const inTransaction = db.transaction((calls: Call[]) => calls.forEach(run))
   const warm = Number(values.warm)
   const callgrind = (...args: string[]) =>
     execFileSync('callgrind_control', [...args, String(process.pid)], { stdio: 'ignore' })
@@ -241,7 +230,7 @@ function replay(file: string, skip: number): void {
     for (let k = 0; k < calls.length;) {
       let end = k
       while (end < calls.length && calls[end]![3] === calls[k]![3]) end++
-      if (calls[k]![3]) inTransaction(calls.slice(k, end))
+      if (calls[k]![3]) db.tx(() => calls.slice(k, end).forEach(run))
       else calls.slice(k, end).forEach(run)
       k = end
     }
