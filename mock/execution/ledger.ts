@@ -166,11 +166,11 @@ function projectBudgetRefusal(
   // executor never lets spent_su pass max_su), then the running executions' exact sum.
   if (day.startMs >= 0) {
     const settled = settledBounds(deps.db, projectId, day, month)
-    const room = (committedSu: number) => (budget: number, settledBound: number) =>
+    const room = (budget: number, settledBound: number, committedSu: number) =>
       committedSu + settledBound + requestSu <= budget - 1e-6 * (1 + Math.abs(budget))
     const fits = (committedSu: number) =>
-      room(committedSu)(project.daily_budget_su, settled.dayBoundSu) &&
-      room(committedSu)(project.monthly_budget_su, settled.monthBoundSu)
+      room(project.daily_budget_su, settled.dayBoundSu, committedSu) &&
+      room(project.monthly_budget_su, settled.monthBoundSu, committedSu)
     if (fits(load.maxSuBound) || fits(openCommitted(deps.db, projectId))) return undefined
   }
   const spend = budgetSpend(deps.db, projectId, day, month)
