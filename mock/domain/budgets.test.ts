@@ -44,6 +44,37 @@ describe('budget windows and decisions', () => {
     )
   })
 
+  it('[BUD-005] windows asked for again and again (the kept last one) are still those of each instant', () => {
+    // utcDayWindow and utcMonthWindow keep their last window: instants inside it, on its edges and just
+    // past them, in any order, must each get the window that holds them.
+    const fresh = (now: number, day: boolean) => {
+      const d = new Date(now)
+      const [y, m, dd] = [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()]
+      return day
+        ? { startMs: Date.UTC(y, m, dd), endMs: Date.UTC(y, m, dd + 1) }
+        : { startMs: Date.UTC(y, m, 1), endMs: Date.UTC(y, m + 1, 1) }
+    }
+    const nearby = instant.chain((base) =>
+      fc.array(
+        fc.oneof(
+          fc.constant(base),
+          fc.integer({ min: -2 * DAY, max: 2 * DAY }).map((d) => base + d),
+          fc.constantFrom(-1, 0, 1).map((d) => utcDayWindow(base).endMs + d),
+          fc.constantFrom(-1, 0, 1).map((d) => utcMonthWindow(base).startMs + d),
+        ),
+        { minLength: 1, maxLength: 20 },
+      ),
+    )
+    fc.assert(
+      fc.property(nearby, (instants) => {
+        for (const now of instants) {
+          expect(utcDayWindow(now)).toEqual(fresh(now, true))
+          expect(utcMonthWindow(now)).toEqual(fresh(now, false))
+        }
+      }),
+    )
+  })
+
   it('[BUD-003] reaching the daily budget exactly is allowed, passing it is refused', () => {
     const base = {
       dailyBudgetSu: 1000,

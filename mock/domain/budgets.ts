@@ -4,6 +4,8 @@
  * split of an execution's spend into cost categories. No SQL, no HTTP, no clock: callers pass numbers in.
  */
 
+import { memoizeInterval } from '../util/memo.js'
+
 /** Document defaults: a Project may spend 1,000 SU per UTC day and 30,000 SU per UTC month. */
 export const DEFAULT_DAILY_BUDGET_SU = 1000
 export const DEFAULT_MONTHLY_BUDGET_SU = 30000
@@ -13,21 +15,21 @@ export type BudgetWindow = 'DAILY' | 'MONTHLY'
 /** A half-open UTC interval [startMs, endMs); endMs is when the window resets. */
 export type WindowBounds = { startMs: number; endMs: number }
 
-/** The UTC calendar day holding nowMs (BUD-005: windows begin at UTC day boundaries). */
-export function utcDayWindow(nowMs: number): WindowBounds {
+/** The UTC calendar day holding nowMs (BUD-005: windows begin at UTC day boundaries); kept while now stays in it. */
+export const utcDayWindow = memoizeInterval((nowMs: number): WindowBounds => {
   const d = new Date(nowMs)
   const startMs = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate())
   return { startMs, endMs: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1) }
-}
+})
 
-/** The UTC calendar month holding nowMs (BUD-005: windows begin at UTC month boundaries). */
-export function utcMonthWindow(nowMs: number): WindowBounds {
+/** The UTC calendar month holding nowMs (BUD-005: windows begin at UTC month boundaries); kept likewise. */
+export const utcMonthWindow = memoizeInterval((nowMs: number): WindowBounds => {
   const d = new Date(nowMs)
   return {
     startMs: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1),
     endMs: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1),
   }
-}
+})
 
 export const windowBounds = (window: BudgetWindow, nowMs: number): WindowBounds =>
   window === 'DAILY' ? utcDayWindow(nowMs) : utcMonthWindow(nowMs)

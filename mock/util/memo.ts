@@ -55,3 +55,23 @@ export function memoizeFrozen<K extends object, V>(compute: (key: K) => V): (key
     return results.get(key) as V
   }
 }
+
+/** A half-open interval [startMs, endMs) of numbers (instants). */
+type Interval = { startMs: number; endMs: number }
+
+/**
+ * A pure function of a number that returns the interval holding it (a UTC day or month): the last interval
+ * is kept, frozen, and returned again while the numbers asked for fall inside it (an instant asked for again
+ * and again, or a clock moving within one day).
+ */
+export function memoizeInterval<I extends Interval>(
+  compute: (x: number) => I,
+): (x: number) => Readonly<I> {
+  const box: { last?: Readonly<I> } = {}
+  return (x) => {
+    const last = box.last
+    if (last !== undefined && x >= last.startMs && x < last.endMs) return last
+    box.last = Object.freeze(compute(x))
+    return box.last
+  }
+}

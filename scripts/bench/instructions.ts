@@ -20,7 +20,7 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ENDPOINTS, measure, writeBareRoutes } from './http.js'
 import { ROOT, startBareHono, startMock, type Launcher, type Target } from './targets.js'
-import { prepareWorld, writeBenchWorld, type Prepared } from './world.js'
+import { FRESH_TARGETS, prepareWorld, writeBenchWorld, type Prepared } from './world.js'
 
 const { values } = parseArgs({
   options: {
@@ -139,7 +139,9 @@ try {
   }
   for (const e of endpoints) {
     const on = targets.filter((t) => t.isMock || e.amount === undefined)
-    for (const t of on) if (t.isMock && e.resetBefore) t.world = await prepareWorld(t.target.url)
+    const prepare = async () => {
+      for (const t of on) if (t.isMock && e.resetBefore) t.world = await prepareWorld(t.target.url)
+    }
     const send = (t: Counting, n: number, tag: string) =>
       measure(t.target, e.requests(t.world, 0), {
         connections: 4,
@@ -149,17 +151,26 @@ try {
       }).then((s) => {
         if (s.non2xx || s.errors) throw new Error(`${t.name} ${e.name}: ${s.non2xx} non-2xx`)
       })
-    // V8 optimises slowly under valgrind: a long unrecorded warm-up first. A bounded endpoint (fresh keys)
-    // has room for its cap only: the warm-up and the rounds share it.
-    const room = e.amount ?? Infinity
-    const n = Math.min(amount, Math.floor(room / (rounds + 1)))
-    await Promise.all(on.map((t) => send(t, Math.min(warmup, room - rounds * n), 'warm')))
+    // A bounded endpoint (fresh keys) has room for its cap only: the mock is reset before the warm-up and
+    // before each round (outside the count), and each send is kept inside the cap. Each send starts the
+    // rotation over the fresh-key Projects again at Project A: a multiple of their number gives each the
+    // same share, so none passes its cap before the others.
+    const within = (k: number) =>
+      e.amount === undefined
+        ? k
+        : Math.min(k, e.amount) - (Math.min(k, e.amount) % FRESH_TARGETS.length)
+    const n = within(amount)
+    // V8 optimises slowly under valgrind: a long unrecorded warm-up first.
+    await prepare()
+    await Promise.all(on.map((t) => send(t, within(warmup), 'warm')))
     const counts = new Map(on.map((t) => [t, [] as number[]]))
     // Rounds in turn: a count moves with where the garbage collector's work falls, by up to a quarter for
     // one round of 2,000 requests; the median of the rounds is reported.
-    for (let r = 0; r < rounds; r++)
+    for (let r = 0; r < rounds; r++) {
+      if (e.resetBefore) await prepare()
       for (const t of on)
         counts.get(t)!.push((await t.target.count(() => send(t, n, `r${r}`))) / n / 1000)
+    }
     for (const t of targets) t.counts.push(counts.get(t) ?? [])
     for (const t of on)
       log(
