@@ -30,7 +30,7 @@ import type { Workflow, WorkflowLimits } from '../store/workflows.js'
 import { workflowInputAjv } from '../util/ajv.js'
 import { deepFreeze } from '../util/freeze.js'
 import { memoize, memoizeFrozen } from '../util/memo.js'
-import { getProject } from '../store/projects.js'
+import { viewProject } from '../store/projects.js'
 import { getFixtureScenario, takeScenario } from '../store/scenarios.js'
 import { checkProjectBudget } from './ledger.js'
 import { acceptExecution, PROJECT_CONCURRENCY } from './lifecycle.js'
@@ -80,7 +80,7 @@ const DOCUMENT_RUN_LIMITS: WorkflowLimits = {
  */
 export function checkConcurrency(deps: Deps, projectId: string, load: ProjectLoad): void {
   const running = load.open - load.waiting
-  const cap = getProject(deps.db, projectId)!.max_waiting_executions
+  const cap = viewProject(deps.db, projectId)!.max_waiting_executions
   if (running >= PROJECT_CONCURRENCY && load.waiting >= cap) {
     throw new ApiError('CONCURRENCY_LIMIT', {
       message: `The Project runs ${PROJECT_CONCURRENCY} executions at a time and ${cap} wait already.`,
@@ -96,7 +96,7 @@ export function checkConcurrency(deps: Deps, projectId: string, load: ProjectLoa
  * budget (BUD-003..005). The non-retryable balance problem is reported first: waiting would not fix it.
  */
 export function reserveSu(deps: Deps, projectId: string, maxSu: number, load: ProjectLoad): void {
-  const project = getProject(deps.db, projectId)!
+  const project = viewProject(deps.db, projectId)!
   // Most acceptances leave plenty: when the balance covers maxSu beside an upper bound of every open
   // reservation (with a margin far above any rounding of the sum), it covers it beside the sum itself.
   const margin = 1e-6 * (1 + Math.abs(project.su_balance))

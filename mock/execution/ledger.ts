@@ -23,7 +23,7 @@ import {
   type ProjectLoad,
 } from '../store/executions.js'
 import type { StoredFile } from '../store/files.js'
-import { chargeProject, getProject } from '../store/projects.js'
+import { chargeProject, getProject, viewProject } from '../store/projects.js'
 import {
   budgetSpend,
   insertLedgerEntry,
@@ -155,7 +155,7 @@ function projectBudgetRefusal(
   requestSu: number,
   load: ProjectLoad = projectLoad(deps.db, projectId),
 ) {
-  const project = getProject(deps.db, projectId)!
+  const project = viewProject(deps.db, projectId)!
   const nowMs = deps.clock.nowMs()
   const day = utcDayWindow(nowMs)
   const month = utcMonthWindow(nowMs)

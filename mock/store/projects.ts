@@ -66,8 +66,15 @@ export function insertProject(db: Db, p: Project, position: number): void {
 }
 
 export function getProject(db: Db, id: string): Project | undefined {
-  return db.cached('SELECT * FROM projects WHERE id = ?').record(toProject, id)
+  return db.cached(PROJECT_BY_ID).record(toProject, id)
 }
+
+/** A Project to read only: while its row is kept, one frozen record shared by every reader (no copy per call). */
+export function viewProject(db: Db, id: string): Readonly<Project> | undefined {
+  return db.cached(PROJECT_BY_ID).view(toProject, id)
+}
+
+const PROJECT_BY_ID = 'SELECT * FROM projects WHERE id = ?'
 
 export function getProjectByOwnerToken(db: Db, token: string): Project | undefined {
   const row = db.stmt('SELECT * FROM projects WHERE owner_token = ?').get(token) as
