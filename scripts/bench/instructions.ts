@@ -9,7 +9,8 @@
  *
  * Options: --endpoint <substring> (default: every endpoint of the HTTP bench), --amount <n> requests counted
  * per round (default 2000), --rounds <n> (default 3), --warmup <n> unrecorded requests first (default 4000;
- * V8 optimises slowly under valgrind), --baseline <dir> (another build of the mock, a checkout with its
+ * V8 optimises slowly under valgrind; the fresh-key endpoint resets the mock before the warm-up and before each
+ * round, and sends at most its waiting caps' 5,000 at a time), --baseline <dir> (another build of the mock, a checkout with its
  * dist/, counted in the same rounds), --no-hono, --keep <dir> (keeps each target's callgrind dumps in a folder of
  * dir named for it, for callgrind_annotate: which functions the instructions went to).
  */
