@@ -156,10 +156,11 @@ try {
     // before each round (outside the count), and each send is kept inside the cap. Each send starts the
     // rotation over the fresh-key Projects again at Project A: a multiple of their number gives each the
     // same share, so none passes its cap before the others.
-    const within = (k: number) =>
-      e.amount === undefined
-        ? k
-        : Math.min(k, e.amount) - (Math.min(k, e.amount) % FRESH_TARGETS.length)
+    const within = (k: number) => {
+      if (e.amount === undefined) return k
+      const capped = Math.min(k, e.amount)
+      return capped - (capped % FRESH_TARGETS.length)
+    }
     const n = within(amount)
     // V8 optimises slowly under valgrind: a long unrecorded warm-up first.
     await prepare()
@@ -168,7 +169,7 @@ try {
     // Rounds in turn: a count moves with where the garbage collector's work falls, by up to a quarter for
     // one round of 2,000 requests; the median of the rounds is reported.
     for (let r = 0; r < rounds; r++) {
-      if (e.resetBefore) await prepare()
+      await prepare()
       for (const t of on)
         counts.get(t)!.push((await t.target.count(() => send(t, n, `r${r}`))) / n / 1000)
     }
