@@ -14,6 +14,7 @@ import type { ChangeFeed } from './inspector/change-feed.js'
 import type { FixtureWorld } from './fixtures/world.js'
 import type { OperationSpec } from './http/operations.js'
 import type { Db } from './store/db.js'
+import type { Receipts } from './store/idempotency.js'
 import type { Channel } from './util/channel.js'
 import type { Referee } from './referee/referee.js'
 import type { Ids } from './util/ids.js'
@@ -62,6 +63,8 @@ export type MockBus = {
 
 export type Deps = {
   db: Db
+  /** The instance's idempotency receipts (mock/store/idempotency.ts). */
+  receipts: Receipts
   clock: Clock
   scheduler: Scheduler
   ids: Ids

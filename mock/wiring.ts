@@ -18,6 +18,7 @@ import { ChangeFeed } from './inspector/change-feed.js'
 import { connectChangeSources, noteEvent, noteExecution } from './inspector/change-sources.js'
 import { isWorldLoaded, loadWorld, startMs } from './fixtures/load.js'
 import { openDb } from './store/db.js'
+import { Receipts } from './store/idempotency.js'
 import { getMetaJson, setMetaJson } from './store/meta.js'
 import { Referee } from './referee/referee.js'
 import { Channel } from './util/channel.js'
@@ -95,6 +96,7 @@ export function createDeps(config: MockConfig, opts: CreateDepsOptions): Deps {
     opts.timerKinds?.(kinds)
     const deps = {
       db,
+      receipts: new Receipts(db),
       clock,
       ids,
       config,

@@ -155,3 +155,25 @@ it('[CONC-001] numbers executions in acceptance order (the order waiting ones ar
   expect(after.map((r) => r.seq)).toEqual([...after.map((r) => r.seq)].sort((a, b) => a - b))
   expect(new Set(after.map((r) => r.seq)).size).toBe(after.length)
 })
+
+it('[IDEM-001] creates a Session with a key never used without reading a receipt, and replays a used key', async () => {
+  // The rate limit and the handler each look the key up (a replay is not counted against the rate): both
+  // answer a key outside the instance's set of used keys without the store.
+  await createSession()
+  const used = `hot-${n}`
+  const body = JSON.stringify({ input: [{ type: 'TEXT', text: 'x' }], limits: { max_su: 1 } })
+  const send = () =>
+    mock.app.request(`/v1/deployments/${D}/sessions`, {
+      method: 'POST',
+      headers: { ...H, 'Idempotency-Key': used },
+      body,
+    })
+  const fresh = await traced(async () => expect((await send()).status).toBe(202))
+  expect(fresh.filter((sql) => /FROM idempotency/.test(sql))).toEqual([])
+  const replay = await traced(async () => {
+    const res = await send()
+    expect(res.status).toBe(202)
+    expect(res.headers.get('Idempotent-Replayed')).toBe('true')
+  })
+  expect(replay.filter((sql) => /FROM idempotency/.test(sql)).length).toBeGreaterThan(0)
+})

@@ -27,7 +27,7 @@ import {
   requireIdempotencyKey,
   validateRequest,
 } from '../middleware/validate.js'
-import { liveReceipt, putIdempotency, type IdempotencyRecord } from '../store/idempotency.js'
+import type { IdempotencyRecord } from '../store/idempotency.js'
 import { loadOperations, type OperationSpec } from './operations.js'
 import {
   requestOf,
@@ -189,14 +189,14 @@ function idempotent(
   handler: AnyHandler,
   fingerprint: string,
 ): AnyReply | StoredReply | Response {
-  const { db, clock } = c.var.deps
+  const { db, clock, receipts } = c.var.deps
   const input = c.var.input!
   const projectId = c.var.auth?.projectId ?? c.var.ownerProjectId!
   const key = input.idempotencyKey!
   // A receipt that answers is a replay (or a conflict) and writes nothing: answered without a transaction.
   // Everything below is synchronous, so no receipt can be stored between this lookup and the handler's run
   // (and a receipt the lookup did not find cannot start holding later).
-  const replayed = answerFromReceipt(c, liveReceipt(db, projectId, key, clock.nowMs()), fingerprint)
+  const replayed = answerFromReceipt(c, receipts.live(projectId, key, clock.nowMs()), fingerprint)
   if (replayed) return replayed
   // One instant per request: created_at, deadlines and idempotency_expires_at agree (RET-001).
   return clock.pinned(() =>
@@ -211,7 +211,7 @@ function idempotent(
         throw new Error(`the handler of idempotent ${op.operationId} must return a Reply`)
       // The body is serialised once: the receipt keeps the text the answer sends.
       const json = JSON.stringify(reply.body)
-      putIdempotency(db, {
+      receipts.put({
         project_id: projectId,
         key,
         operation_id: op.operationId,

@@ -16,7 +16,6 @@ import { getDeployment } from '../store/deployments.js'
 import { getSession } from '../store/executions.js'
 import { getArtifactFile } from '../store/files.js'
 import { getApiKey } from '../store/projects.js'
-import { liveReceipt } from '../store/idempotency.js'
 import { getRateWindow, putRateWindow } from '../store/rate-windows.js'
 import type { Guard } from './guard.js'
 
@@ -37,13 +36,13 @@ function deploymentOfRequest(c: Context<Env>): string | undefined {
 
 export const rateLimit = (cls: RateClass): Guard =>
   function rateLimit(c) {
-    const { db, config } = c.var.deps
+    const { db, config, receipts } = c.var.deps
     const auth = c.var.auth
     if (!config.rateLimits || !auth) return
     const idempotencyKey = c.var.input?.idempotencyKey
     if (
       idempotencyKey !== undefined &&
-      liveReceipt(db, auth.projectId, idempotencyKey, c.var.deps.clock.nowMs())
+      receipts.live(auth.projectId, idempotencyKey, c.var.deps.clock.nowMs())
     )
       return
     const key = getApiKey(db, auth.key)

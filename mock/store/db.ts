@@ -29,6 +29,12 @@ export interface Db {
   cached(sql: string): CachedRead
   /** Runs fn in one transaction (a savepoint when nested) and returns its result; throws roll back. */
   tx<T>(fn: () => T): T
+  /**
+   * A table's write generation, as a function read at will: it grows whenever a statement through this
+   * connection may have written the table (the bumps cached reads go by; a rollback does not undo one) and
+   * is otherwise unchanged.
+   */
+  generationOf(table: string): () => number
   /** Names of the tables holding world state (every table but the migration ledger). */
   worldTables(): string[]
   /** Empties every world table (inside the caller's transaction; foreign keys checked at its end). */
@@ -133,6 +139,10 @@ export function openDb(
       } finally {
         open.active = false
       }
+    },
+    generationOf(table) {
+      const cells = writes.cellsOf([table])
+      return () => writes.version(cells)
     },
     worldTables: () =>
       (

@@ -17,32 +17,88 @@ export type IdempotencyRecord = {
   execution_ref: string | null
 }
 
-export function getIdempotency(
-  db: Db,
-  projectId: string,
-  key: string,
-): IdempotencyRecord | undefined {
+function getIdempotency(db: Db, projectId: string, key: string): IdempotencyRecord | undefined {
   return db
     .cached('SELECT * FROM idempotency WHERE project_id = ? AND key = ?')
     .get(projectId, key) as IdempotencyRecord | undefined
 }
 
-/** The receipt of (Project, key) that still answers at nowMs (IDEM rules, RET-001, RET-002), if any. */
-export function liveReceipt(
-  db: Db,
-  projectId: string,
-  key: string,
-  nowMs: number,
-): IdempotencyRecord | undefined {
-  const stored = getIdempotency(db, projectId, key)
-  if (!stored) return undefined
-  const open = stored.execution_ref !== null && isExecutionOpen(db, stored.execution_ref)
-  return receiptHolds(stored.expires_at, nowMs, open) ? stored : undefined
-}
-
-export function putIdempotency(db: Db, r: IdempotencyRecord): void {
+function putIdempotency(db: Db, r: IdempotencyRecord): void {
   db.stmt(
     `INSERT OR REPLACE INTO idempotency (project_id, key, operation_id, path, fingerprint, status, body_json, created_at, expires_at, execution_ref)
      VALUES (@project_id, @key, @operation_id, @path, @fingerprint, @status, @body_json, @created_at, @expires_at, @execution_ref)`,
   ).run(r)
+}
+
+/**
+ * One instance's idempotency receipts. Most keyed requests carry a key never used before, so the receipts
+ * keep in memory, per Project, every key that may have a receipt: a superset of the stored pairs, so that a
+ * key outside it is known to have none without reading the store (a false "may have" only costs the read; a
+ * false "has none" would replay nothing and create twice, so the set is never smaller than the table).
+ *
+ * The set holds the keys of the table as read once (on first use, and again whenever the table was written
+ * other than by put(), e.g. emptied by a reset: its write generation moved) plus every key put() stored since.
+ * Rows removed by a rolled-back transaction or a delete leave their keys in it, which keeps it a superset.
+ * It is read again only outside a transaction, so that it never mirrors rows a rollback could bring back;
+ * inside one, a stale set answers "may have" (the store is read).
+ */
+export class Receipts {
+  private readonly keys = new Map<string, Set<string>>()
+  /** The table's write generation at which `keys` held every stored pair; -1 before the first read. */
+  private validAt = -1
+  private readonly generation: () => number
+
+  constructor(private readonly db: Db) {
+    this.generation = db.generationOf('idempotency')
+  }
+
+  /** The receipt of (Project, key) that still answers at nowMs (IDEM rules, RET-001, RET-002), if any. */
+  live(projectId: string, key: string, nowMs: number): IdempotencyRecord | undefined {
+    if (!this.mayHave(projectId, key)) return undefined
+    const stored = getIdempotency(this.db, projectId, key)
+    if (!stored) return undefined
+    const open = stored.execution_ref !== null && isExecutionOpen(this.db, stored.execution_ref)
+    return receiptHolds(stored.expires_at, nowMs, open) ? stored : undefined
+  }
+
+  /** Stores a receipt (replacing the pair's previous one). */
+  put(r: IdempotencyRecord): void {
+    const before = this.generation()
+    let keys = this.keys.get(r.project_id)
+    if (!keys) {
+      keys = new Set()
+      this.keys.set(r.project_id, keys)
+    }
+    keys.add(r.key)
+    putIdempotency(this.db, r)
+    // Nothing else wrote the table since the set held it all: with this put's key added, it still does.
+    if (this.validAt === before) this.validAt = this.generation()
+  }
+
+  /** False only when (Project, key) has no stored receipt. */
+  mayHave(projectId: string, key: string): boolean {
+    const generation = this.generation()
+    if (generation !== this.validAt) {
+      if (this.db.raw.inTransaction) return true
+      this.reread(generation)
+    }
+    return this.keys.get(projectId)?.has(key) ?? false
+  }
+
+  private reread(generation: number): void {
+    this.keys.clear()
+    const rows = this.db
+      .stmt('SELECT project_id, key FROM idempotency')
+      .raw(true)
+      .iterate() as Iterable<[string, string]>
+    for (const [projectId, key] of rows) {
+      let keys = this.keys.get(projectId)
+      if (!keys) {
+        keys = new Set()
+        this.keys.set(projectId, keys)
+      }
+      keys.add(key)
+    }
+    this.validAt = generation
+  }
 }
