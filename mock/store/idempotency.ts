@@ -64,12 +64,7 @@ export class Receipts {
   /** Stores a receipt (replacing the pair's previous one). */
   put(r: IdempotencyRecord): void {
     const before = this.generation()
-    let keys = this.keys.get(r.project_id)
-    if (!keys) {
-      keys = new Set()
-      this.keys.set(r.project_id, keys)
-    }
-    keys.add(r.key)
+    this.add(r.project_id, r.key)
     putIdempotency(this.db, r)
     // Nothing else wrote the table since the set held it all: with this put's key added, it still does.
     if (this.validAt === before) this.validAt = this.generation()
@@ -91,14 +86,13 @@ export class Receipts {
       .stmt('SELECT project_id, key FROM idempotency')
       .raw(true)
       .iterate() as Iterable<[string, string]>
-    for (const [projectId, key] of rows) {
-      let keys = this.keys.get(projectId)
-      if (!keys) {
-        keys = new Set()
-        this.keys.set(projectId, keys)
-      }
-      keys.add(key)
-    }
+    for (const [projectId, key] of rows) this.add(projectId, key)
     this.validAt = generation
+  }
+
+  private add(projectId: string, key: string): void {
+    const keys = this.keys.get(projectId)
+    if (keys) keys.add(key)
+    else this.keys.set(projectId, new Set([key]))
   }
 }
