@@ -56,6 +56,8 @@ type Ratios = {
   baseline?: Sample
   /** The median over rounds of each round's req/s ratio (see paired). */
   vsHono?: number
+  /** Each round's ratio to bare Hono, in round order (the spread the median hides). */
+  vsHonoRounds: number[]
   vsPrism?: number
   baselineVsHono?: number
 }
@@ -67,12 +69,15 @@ type Ratios = {
  * medians, taken from different rounds, would keep.
  */
 function paired(a: Row | undefined, b: Row | undefined): number | undefined {
-  if (!a || !b) return undefined
+  const each = pairedRounds(a, b)
+  return each.length === 0 ? undefined : medianOfAll(each)
+}
+
+/** The ratio of `a`'s req/s to `b`'s in each round both ran, in round order. */
+function pairedRounds(a: Row | undefined, b: Row | undefined): number[] {
+  if (!a || !b) return []
   const n = Math.min(a.samples.length, b.samples.length)
-  if (n === 0) return undefined
-  return medianOfAll(
-    Array.from({ length: n }, (_, i) => a.samples[i]!.reqPerS / b.samples[i]!.reqPerS),
-  )
+  return Array.from({ length: n }, (_, i) => a.samples[i]!.reqPerS / b.samples[i]!.reqPerS)
 }
 
 export function ratios(rows: Row[]): Ratios[] {
@@ -89,6 +94,7 @@ export function ratios(rows: Row[]): Ratios[] {
     prism: of(e, 'Prism'),
     baseline: of(e, 'mock (baseline)'),
     vsHono: paired(row(e, 'mock'), row(e, 'bare Hono')),
+    vsHonoRounds: pairedRounds(row(e, 'mock'), row(e, 'bare Hono')),
     vsPrism: paired(row(e, 'mock'), row(e, 'Prism')),
     baselineVsHono: paired(row(e, 'mock (baseline)'), row(e, 'bare Hono')),
   }))
@@ -206,11 +212,11 @@ export function benchmarksMarkdown(r: Results): string {
       'bounded by their waiting caps: 5,000 requests, the mock reset before each); replay:',
       'one key and body, the stored receipt. GET Run: a Run holding 100 outputs (its detail shows the first 50).',
       '',
-      '| endpoint | mock req/s | p50 / p99 | CPU µs | bare Hono req/s | CPU µs | Prism req/s | CPU µs | × Hono | × Prism |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      '| endpoint | mock req/s | p50 / p99 | CPU µs | bare Hono req/s | CPU µs | Prism req/s | CPU µs | × Hono | × Hono by round | × Prism |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...ratios(r.http).map(
         (x) =>
-          `| ${x.endpoint} | ${f0(x.mock.reqPerS)} | ${x.mock.p50Ms} / ${x.mock.p99Ms} | ${f0(x.mock.cpuUsPerReq)} | ${f0(x.hono?.reqPerS)} | ${f0(x.hono?.cpuUsPerReq)} | ${f0(x.prism?.reqPerS)} | ${f0(x.prism?.cpuUsPerReq)} | ${f2(x.vsHono)} | ${f2(x.vsPrism)} |`,
+          `| ${x.endpoint} | ${f0(x.mock.reqPerS)} | ${x.mock.p50Ms} / ${x.mock.p99Ms} | ${f0(x.mock.cpuUsPerReq)} | ${f0(x.hono?.reqPerS)} | ${f0(x.hono?.cpuUsPerReq)} | ${f0(x.prism?.reqPerS)} | ${f0(x.prism?.cpuUsPerReq)} | ${f2(x.vsHono)} | ${x.vsHonoRounds.map((v) => f2(v)).join(', ') || '–'} | ${f2(x.vsPrism)} |`,
       ),
       '',
     )
