@@ -71,7 +71,7 @@ export class Receipts {
   }
 
   /** False only when (Project, key) has no stored receipt. */
-  mayHave(projectId: string, key: string): boolean {
+  private mayHave(projectId: string, key: string): boolean {
     const generation = this.generation()
     if (generation !== this.validAt) {
       if (this.db.raw.inTransaction) return true

@@ -65,6 +65,9 @@ export function insertProject(db: Db, p: Project, position: number): void {
   ).run({ ...p, position, approved: p.approved ? 1 : 0 })
 }
 
+/** One Project by id: one SQL text for getProject and viewProject, so both read the same kept rows. */
+const PROJECT_BY_ID = 'SELECT * FROM projects WHERE id = ?'
+
 export function getProject(db: Db, id: string): Project | undefined {
   return db.cached(PROJECT_BY_ID).record(toProject, id)
 }
@@ -73,8 +76,6 @@ export function getProject(db: Db, id: string): Project | undefined {
 export function viewProject(db: Db, id: string): Readonly<Project> | undefined {
   return db.cached(PROJECT_BY_ID).view(toProject, id)
 }
-
-const PROJECT_BY_ID = 'SELECT * FROM projects WHERE id = ?'
 
 export function getProjectByOwnerToken(db: Db, token: string): Project | undefined {
   const row = db.stmt('SELECT * FROM projects WHERE owner_token = ?').get(token) as

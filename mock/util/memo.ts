@@ -67,11 +67,10 @@ type Interval = { startMs: number; endMs: number }
 export function memoizeInterval<I extends Interval>(
   compute: (x: number) => I,
 ): (x: number) => Readonly<I> {
-  const box: { last?: Readonly<I> } = {}
+  let last: Readonly<I> | undefined
   return (x) => {
-    const last = box.last
-    if (last !== undefined && x >= last.startMs && x < last.endMs) return last
-    box.last = Object.freeze(compute(x))
-    return box.last
+    if (last === undefined || !(x >= last.startMs && x < last.endMs))
+      last = Object.freeze(compute(x))
+    return last
   }
 }
