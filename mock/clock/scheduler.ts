@@ -11,6 +11,7 @@ import {
   deleteTimersOf,
   firstDueTimer,
   firstTimer,
+  insertReservedTimer,
   insertTimer,
   lastTimerSeq,
   saveTimerSeq,
@@ -112,19 +113,59 @@ export class Scheduler {
       throw new Error(`unknown timer kind "${kind}": register it in timer-kinds.ts`)
     if (!Number.isFinite(dueAtMs))
       throw new Error(`timer due time must be a finite number, got ${dueAtMs}`)
-    this.lastSeq = (this.lastSeq ?? lastTimerSeq(this.opts.db)) + 1
+    const seq = this.reserveSeq()
     const dueAt = Math.round(dueAtMs)
-    const id = timerIdOf(dueAt, this.lastSeq)
+    const id = timerIdOf(dueAt, seq)
     insertTimer(this.opts.db, {
       id,
       due_at: dueAt,
-      seq: this.lastSeq,
+      seq,
       kind,
       payload_json: JSON.stringify(payload ?? null),
       subject: opts.subject ?? null,
     })
     this.rearm()
     return id
+  }
+
+  /**
+   * Takes the next timer seq without scheduling anything: a timer that may be written later (or never) with
+   * the place in the firing order it would have had if scheduled now (scheduleReserved). The caller keeps
+   * the seq in the store, where lastTimerSeq finds it after a restart.
+   */
+  reserveSeq(): number {
+    this.lastSeq = (this.lastSeq ?? lastTimerSeq(this.opts.db)) + 1
+    return this.lastSeq
+  }
+
+  /**
+   * Schedules a timer under a seq taken from reserveSeq (its key is then (dueAtMs, seq)); scheduling the
+   * same key again is a no-op. False when a timer with that key was pending already.
+   */
+  scheduleReserved<P>(
+    kind: TimerKind,
+    dueAtMs: number,
+    seq: number,
+    payload: P,
+    opts: { subject?: string } = {},
+  ): boolean {
+    if (!this.kinds.has(kind))
+      throw new Error(`unknown timer kind "${kind}": register it in timer-kinds.ts`)
+    if (!Number.isFinite(dueAtMs))
+      throw new Error(`timer due time must be a finite number, got ${dueAtMs}`)
+    if (!Number.isSafeInteger(seq) || seq < 1 || (this.lastSeq !== undefined && seq > this.lastSeq))
+      throw new Error(`timer seq ${seq} was not reserved`)
+    const dueAt = Math.round(dueAtMs)
+    const inserted = insertReservedTimer(this.opts.db, {
+      id: timerIdOf(dueAt, seq),
+      due_at: dueAt,
+      seq,
+      kind,
+      payload_json: JSON.stringify(payload ?? null),
+      subject: opts.subject ?? null,
+    })
+    if (inserted) this.rearm()
+    return inserted
   }
 
   /**

@@ -21,6 +21,7 @@ import {
   setStatus,
 } from './lifecycle.js'
 import { produceOutput, registerOutputTimers, startPreparation } from './outputs.js'
+import { armNextQueueTimeout, QUEUE_TIMEOUT, type QueueTimeoutPayload } from './queue-timeouts.js'
 import { marksRunSteps, type ScenarioStep } from './scenarios.js'
 import { revokeExecutions } from './withdrawal.js'
 
@@ -202,7 +203,9 @@ export function registerExecutionTimers(kinds: TimerKinds): void {
         'A step of the Run did not start within queue_seconds or the whole-Run queue total of 3,600 seconds.',
       )
   })
-  kinds.register<{ id: string }>('execution.queue-timeout', ({ id }, { deps }) => {
+  kinds.register<QueueTimeoutPayload>(QUEUE_TIMEOUT, ({ id, project_id }, { deps }) => {
+    // The Project's queue timeout (execution/queue-timeouts.ts): its execution expires if it has not started,
+    // and the Project's next one is armed.
     const e = getExecution(deps.db, id)
     if (e && !e.terminal && e.status === 'QUEUED')
       finishExecution(
@@ -212,6 +215,8 @@ export function registerExecutionTimers(kinds: TimerKinds): void {
         'QUEUE_TIMEOUT',
         'The execution did not start within queue_seconds.',
       )
+    const projectId = project_id ?? e?.project_id
+    if (projectId !== undefined) armNextQueueTimeout(deps, projectId)
   })
   kinds.register<{ id: string }>('run.deadline', ({ id }, { deps }) => {
     // STATE-014: the whole-Run deadline (run_seconds) ends any non-terminal Run EXPIRED.

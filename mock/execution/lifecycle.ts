@@ -6,7 +6,7 @@
  */
 import type { components, ErrorCode } from '../../spec/index.js'
 import type { Deps } from '../deps.js'
-import { runEnd, runQueueWindowS } from '../domain/run.js'
+import { runEnd } from '../domain/run.js'
 import { closeStep, stepStatusAtRunEnd, type StepOutcomeStatus } from '../domain/run-steps.js'
 import { getDeployment } from '../store/deployments.js'
 import { runEndedFilesExpireAt } from '../domain/retention.js'
@@ -25,6 +25,7 @@ import {
   type OutputItem,
 } from '../store/executions.js'
 import type { EndHooks } from './outputs.js'
+import { armQueueTimeout, queueDueAt } from './queue-timeouts.js'
 import { marksRunSteps } from './scenarios.js'
 
 /** A Project runs at most this many executions at a time. */
@@ -53,7 +54,6 @@ export type ExecutionEvent =
 /** Tells the instance's execution listeners (inside the transaction that makes the change). */
 const emit = (deps: Deps, event: ExecutionEvent) => deps.bus.execution.emit(deps, event)
 
-/** Stores a new QUEUED execution, admits it when a Project slot is free and arms its queue timeout. */
 /** What an acceptance decides; the life-cycle fields start the same for every execution (QUEUED, nothing spent). */
 export type NewExecution = Omit<
   ExecutionRecord,
@@ -67,9 +67,14 @@ export type NewExecution = Omit<
   | 'started_at'
   | 'completed_at'
   | 'terminal'
+  | 'queue_due_at'
+  | 'queue_timer_seq'
 >
 
-/** `running`: the Project's executions holding a slot now (the caller counted them for its checks). */
+/**
+ * Stores a new QUEUED execution, admits it when a Project slot is free and arms its queue timeout.
+ * `running`: the Project's executions holding a slot now (the caller counted them for its checks).
+ */
 export function acceptExecution<E extends NewExecution>(
   deps: Deps,
   e: E,
@@ -109,18 +114,23 @@ export function acceptExecution<E extends NewExecution>(
     run_steps: e.run_steps ?? null,
     deleted_at: e.deleted_at ?? null,
     cancel_outcome: e.cancel_outcome ?? null,
+    queue_due_at: null,
+    queue_timer_seq: null,
   }
-  insertExecution(db, record)
-  if (running < PROJECT_CONCURRENCY) admit(deps, record, clock.nowMs())
-  // TIME-001: a Run's wait is also bounded by the whole-Run queue total (its one queued step starts at 0).
-  const queueS =
-    record.kind === 'RUN' ? runQueueWindowS(record.queue_seconds, 0) : record.queue_seconds
-  scheduler.schedule(
-    'execution.queue-timeout',
-    record.created_at + queueS * 1000,
-    { id: record.id },
-    { subject: record.id },
-  )
+  record.queue_due_at = queueDueAt(record)
+  // The queue timeout's seq is taken where its timer used to be scheduled: after the script's steps of an
+  // execution admitted at once (so that a step due at the deadline still comes first), and it is stored with
+  // the execution (in the insert, or in the admission's save).
+  if (running < PROJECT_CONCURRENCY) {
+    insertExecution(db, record)
+    takeSlot(deps, record, clock.nowMs())
+    record.queue_timer_seq = scheduler.reserveSeq()
+    saveExecution(db, record)
+  } else {
+    record.queue_timer_seq = scheduler.reserveSeq()
+    insertExecution(db, record)
+  }
+  armQueueTimeout(deps, record)
   // STATE-019: the key's expiry on the clock cancels the execution with AUTHORIZATION_REVOKED.
   const keyExpiresAt = getApiKey(db, record.api_key)?.expires_at
   if (keyExpiresAt != null) {
@@ -137,8 +147,13 @@ export function acceptExecution<E extends NewExecution>(
 
 /** Takes a Project slot: the script's steps become timers, `at` seconds after admission. */
 function admit(deps: Deps, e: ExecutionRecord, nowMs: number): void {
-  e.admitted_at = nowMs
+  takeSlot(deps, e, nowMs)
   saveExecution(deps.db, e)
+}
+
+/** admit without the save (the caller saves the execution). */
+function takeSlot(deps: Deps, e: ExecutionRecord, nowMs: number): void {
+  e.admitted_at = nowMs
   e.steps.forEach((step, index) => {
     deps.scheduler.schedule(
       'execution.step',
@@ -222,9 +237,10 @@ export const RUN_CANCEL_CONFIRM_S = 2
  * child executions are confirmed ended (run.cancel-confirmed). Its deadline still applies meanwhile.
  */
 export function requestRunCancel(deps: Deps, e: ExecutionRecord): void {
+  // Its queue timeout is the Project's timer (execution/queue-timeouts.ts): it stays, and does nothing for
+  // an execution that is no longer QUEUED.
   for (const kind of [
     'execution.step',
-    'execution.queue-timeout',
     'execution.time-limit',
     'run.step-run',
     'run.step-queue-timeout',

@@ -104,7 +104,9 @@ it('creates a Session that waits for a slot in a bounded number of statements, h
     const sqls = await traced(() => createSession())
     if (i >= 2) counts.push(sqls.length)
   }
-  expect(new Set(counts.slice(1)).size).toBe(1)
+  // The first waiting creations read what later ones find kept (a kept read is kept at its second sighting:
+  // the Project's queue timeout, execution/queue-timeouts.ts); from then on the count is the same.
+  expect(new Set(counts.slice(2)).size).toBe(1)
   expect(Math.max(...counts)).toBeLessThanOrEqual(8)
 })
 

@@ -15,7 +15,11 @@ import {
   ledgerOfExecution,
   timersOfSubject,
   type EventRow,
+  type ExecutionRow,
+  type TimerRow,
 } from '../store/inspection.js'
+import { QUEUE_TIMEOUT } from '../execution/queue-timeouts.js'
+import { timerIdOf } from '../store/timers.js'
 import { deliverySummary, executionSummary } from './snapshot.js'
 import { iso } from '../util/iso.js'
 
@@ -80,6 +84,24 @@ const eventKind = (row: EventRow): string =>
         ? 'action'
         : 'event'
 
+/**
+ * An open execution's queue timeout is pending until its deadline, whether or not its Project's timer holds
+ * it now (execution/queue-timeouts.ts): shown among its timers at its key (due_at, seq).
+ */
+function withQueueTimeout(timers: TimerRow[], row: ExecutionRow, nowMs: number): TimerRow[] {
+  const due = row.queue_due_at
+  const seq = row.queue_timer_seq
+  if (row.terminal !== 0 || due === null || seq === null || due <= nowMs) return timers
+  const queueTimeout: TimerRow = {
+    id: timerIdOf(due, seq),
+    due_at: due,
+    seq,
+    kind: QUEUE_TIMEOUT,
+    payload_json: JSON.stringify({ id: row.id }),
+  }
+  return [...timers, queueTimeout].sort((a, b) => a.due_at - b.due_at || a.seq - b.seq)
+}
+
 /** The timeline of one execution, or undefined when there is none with that id. */
 export function executionTimeline(deps: Deps, id: string) {
   const { db, clock } = deps
@@ -95,7 +117,7 @@ export function executionTimeline(deps: Deps, id: string) {
     add(e.created_at, eventKind(e), e.type, eventDetail(e))
 
   const steps = JSON.parse(row.steps_json) as ScenarioStep[]
-  const timers = timersOfSubject(db, id, 500)
+  const timers = withQueueTimeout(timersOfSubject(db, id, 500), row, nowMs)
   const pendingSteps = new Set(
     timers
       .filter((t) => t.kind === 'execution.step')
@@ -133,7 +155,7 @@ export function executionTimeline(deps: Deps, id: string) {
     const payload = JSON.parse(t.payload_json) as { index?: number }
     const step = t.kind === 'execution.step' ? steps[payload.index ?? -1] : undefined
     // The queue timeout stays armed after the start, and then does nothing when it fires.
-    const idle = t.kind === 'execution.queue-timeout' && row.status !== 'QUEUED'
+    const idle = t.kind === QUEUE_TIMEOUT && row.status !== 'QUEUED'
     return {
       at: iso(t.due_at),
       kind: t.kind === 'execution.step' ? 'step' : 'timer',

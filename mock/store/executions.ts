@@ -72,6 +72,14 @@ export type ExecutionRecord = {
   started_at: number | null
   completed_at: number | null
   terminal: boolean
+  /**
+   * TIME-001: when the execution expires if it has not started (created_at plus its queue window), and the
+   * timer seq its queue timeout took at acceptance: the key (due_at, seq) of the Project's queue-timeout
+   * timer while it is the Project's next (execution/queue-timeouts.ts). Null on executions that ended before
+   * schema 280.
+   */
+  queue_due_at: number | null
+  queue_timer_seq: number | null
   /** Runs only: the facts frozen at acceptance (null for a Turn). */
   run?: RunFacts | null
   /** Runs only: unique steps done (progress.completed). */
@@ -197,8 +205,8 @@ export function insertExecution(db: Db, e: ExecutionRecord): void {
     .stmt(
       `INSERT INTO executions (id, seq, kind, project_id, api_key, deployment_id, session_id, workflow_id, published_version, status, error_json,
        scenario, steps_json, input_json, metadata_json, execution_seconds, queue_seconds, max_su, spent_su, usage_status,
-       created_at, admitted_at, started_at, completed_at, terminal, run_json)
-     VALUES (?, (SELECT COALESCE(MAX(rowid), 0) + 1 FROM executions), ?, ?, ?, ?, ?, ?, ?, 'QUEUED', NULL, ?, ?, ?, ?, ?, ?, ?, 0, 'PENDING', ?, NULL, NULL, NULL, 0, ?)`,
+       created_at, admitted_at, started_at, completed_at, terminal, run_json, queue_due_at, queue_timer_seq)
+     VALUES (?, (SELECT COALESCE(MAX(rowid), 0) + 1 FROM executions), ?, ?, ?, ?, ?, ?, ?, 'QUEUED', NULL, ?, ?, ?, ?, ?, ?, ?, 0, 'PENDING', ?, NULL, NULL, NULL, 0, ?, ?, ?)`,
     )
     .run(
       e.id,
@@ -218,6 +226,8 @@ export function insertExecution(db: Db, e: ExecutionRecord): void {
       e.max_su,
       e.created_at,
       e.run ? JSON.stringify(e.run) : null,
+      e.queue_due_at,
+      e.queue_timer_seq,
     )
   e.seq = Number(info.lastInsertRowid)
 }
@@ -238,7 +248,8 @@ export function viewExecution(db: Db, id: string): Readonly<ExecutionRecord> | u
 export function saveExecution(db: Db, e: ExecutionRecord): void {
   db.stmt(
     `UPDATE executions SET status = ?, error_json = ?, spent_su = ?, usage_status = ?, admitted_at = ?, started_at = ?,
-       completed_at = ?, terminal = ?, progress_completed = ?, run_steps_json = ?, deleted_at = ?, cancel_outcome = ?
+       completed_at = ?, terminal = ?, progress_completed = ?, run_steps_json = ?, deleted_at = ?, cancel_outcome = ?,
+       queue_timer_seq = ?
      WHERE id = ?`,
   ).run(
     e.status,
@@ -253,8 +264,26 @@ export function saveExecution(db: Db, e: ExecutionRecord): void {
     e.run_steps ? JSON.stringify(e.run_steps) : null,
     e.deleted_at ?? null,
     e.cancel_outcome ?? null,
+    e.queue_timer_seq,
     e.id,
   )
+}
+
+/**
+ * The Project's not yet started execution (QUEUED) whose queue timeout comes first, in timer order (due_at,
+ * seq), searched among the Project's open executions (at most its slots and its waiting cap).
+ */
+export function firstQueuedOf(
+  db: Db,
+  projectId: string,
+): { id: string; queue_due_at: number; queue_timer_seq: number } | undefined {
+  return db
+    .stmt(
+      `SELECT id, queue_due_at, queue_timer_seq FROM executions
+       WHERE project_id = ? AND terminal = 0 AND status = 'QUEUED' AND queue_timer_seq IS NOT NULL
+       ORDER BY queue_due_at, queue_timer_seq LIMIT 1`,
+    )
+    .get(projectId) as { id: string; queue_due_at: number; queue_timer_seq: number } | undefined
 }
 
 /**

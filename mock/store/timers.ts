@@ -24,15 +24,33 @@ export function insertTimer(db: Db, t: TimerRow): void {
 }
 
 /**
- * The last timer seq handed out on this store, as far as it shows: the saved counter, or the largest seq of a
- * pending timer if that is larger (a counter not saved since: every seq above it is unused, or its timer fired).
+ * Inserts a timer under a seq reserved earlier (Scheduler.reserveSeq), unless a timer already holds that key:
+ * a reserved key names one timer only, so scheduling it again is a no-op. True when it was inserted.
+ */
+export function insertReservedTimer(db: Db, t: TimerRow): boolean {
+  return (
+    db
+      .stmt(
+        'INSERT OR IGNORE INTO timers (id, due_at, seq, kind, payload_json, subject) VALUES (@id, @due_at, @seq, @kind, @payload_json, @subject)',
+      )
+      .run(t).changes > 0
+  )
+}
+
+/**
+ * The last timer seq handed out on this store, as far as it shows: the saved counter, the largest seq of a
+ * pending timer, or the largest seq an open execution holds for its queue timeout (reserved, its timer
+ * perhaps not written yet: execution/queue-timeouts.ts), whichever is largest (a counter not saved since:
+ * every seq above it is unused, or its timer fired). Scans the timers and executions tables: once per
+ * process or world reset.
  */
 export function lastTimerSeq(db: Db): number {
   return (
     db
       .stmt(
         `SELECT MAX(COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'timer_seq'), 0),
-                    COALESCE((SELECT MAX(seq) FROM timers), 0)) AS last`,
+                    COALESCE((SELECT MAX(seq) FROM timers), 0),
+                    COALESCE((SELECT MAX(queue_timer_seq) FROM executions WHERE terminal = 0), 0)) AS last`,
       )
       .get() as { last: number }
   ).last
@@ -74,6 +92,13 @@ export function deleteTimersOf(db: Db, subject: string, kind?: string): number {
   return kind === undefined
     ? db.stmt('DELETE FROM timers WHERE subject = ?').run(subject).changes
     : db.stmt('DELETE FROM timers WHERE subject = ? AND kind = ?').run(subject, kind).changes
+}
+
+/** The first pending timer of a subject in (due_at, seq) order, if any (read through the subject index). */
+export function firstTimerOf(db: Db, subject: string): { due_at: number; seq: number } | undefined {
+  return db
+    .cached('SELECT due_at, seq FROM timers WHERE subject = ? ORDER BY due_at, seq LIMIT 1')
+    .get(subject) as { due_at: number; seq: number } | undefined
 }
 
 /** The first timer in (due_at, seq) order, if any. */
