@@ -178,6 +178,7 @@ export function acceptSession(
   const nowMs = deps.clock.nowMs()
   const session: SessionRecord = {
     id: deps.ids.uuid(),
+    seq: 0, // set by insertSession
     project_id: deployment.project_id,
     deployment_id: deployment.id,
     status: 'ACTIVE',
@@ -279,6 +280,7 @@ function acceptTurn(
       api_key: auth.key,
       deployment_id: deployment.id,
       session_id: session.id,
+      session_seq: session.seq,
       workflow_id: null,
       published_version: null,
       scenario: scenario.name,
@@ -446,6 +448,7 @@ export function acceptRun(
       api_key: auth.key,
       deployment_id: null,
       session_id: null,
+      session_seq: null,
       workflow_id: workflow.id,
       published_version: workflow.published_version,
       scenario: scenario.name,
@@ -479,6 +482,7 @@ export function acceptRun(
   // Session paths refuse it with 409 WORKFLOW_MANAGED_SESSION. GET /_mock/runs/{id}/sessions lists it.
   insertSession(deps.db, {
     id: deps.ids.uuid(),
+    seq: 0, // set by insertSession
     project_id: auth.projectId,
     deployment_id: workflow.id,
     status: 'ACTIVE',

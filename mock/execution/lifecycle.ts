@@ -91,6 +91,7 @@ export function acceptExecution<E extends NewExecution>(
     api_key: e.api_key,
     deployment_id: e.deployment_id,
     session_id: e.session_id,
+    session_seq: e.session_seq,
     workflow_id: e.workflow_id,
     published_version: e.published_version,
     status: 'QUEUED',

@@ -13,6 +13,8 @@ import type { OutputContract } from './deployments.js'
 
 export type SessionRecord = {
   id: string
+  /** The Session's number in creation order (set by insertSession): its executions are indexed by it. */
+  seq: number
   project_id: string
   deployment_id: string
   status: 'ACTIVE' | 'CLOSED'
@@ -54,6 +56,8 @@ export type ExecutionRecord = {
   api_key: string
   deployment_id: string | null
   session_id: string | null
+  /** Its Session's seq (null for a Run): the key of the executions_session index. */
+  session_seq: number | null
   workflow_id: string | null
   published_version: number | null
   status: ExecutionStatus
@@ -135,11 +139,17 @@ const toExecution = (r: ExecutionRow): ExecutionRecord => {
   return e as ExecutionRecord
 }
 
+/**
+ * Stores a new Session and sets its seq: the next rowid, taken in the insert itself and read back as the last
+ * insert rowid (as insertExecution does for an execution's seq).
+ */
 export function insertSession(db: Db, s: SessionRecord): void {
-  db.stmt(
-    `INSERT INTO sessions (id, project_id, deployment_id, status, deleted_at, metadata_json, created_at, last_activity_at, workflow_run_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
+  const info = db
+    .stmt(
+      `INSERT INTO sessions (id, seq, project_id, deployment_id, status, deleted_at, metadata_json, created_at, last_activity_at, workflow_run_id)
+       VALUES (?, (SELECT COALESCE(MAX(rowid), 0) + 1 FROM sessions), ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
     s.id,
     s.project_id,
     s.deployment_id,
@@ -150,6 +160,7 @@ export function insertSession(db: Db, s: SessionRecord): void {
     s.last_activity_at,
     s.workflow_run_id,
   )
+  s.seq = Number(info.lastInsertRowid)
 }
 
 /** One Session by id: one SQL text for getSession and viewSession, so both read the same kept rows. */
@@ -203,10 +214,10 @@ export function insertExecution(db: Db, e: ExecutionRecord): void {
   // keep its row in a temporary b-tree, built and torn down on every insert.
   const info = db
     .stmt(
-      `INSERT INTO executions (id, seq, kind, project_id, api_key, deployment_id, session_id, workflow_id, published_version, status, error_json,
+      `INSERT INTO executions (id, seq, kind, project_id, api_key, deployment_id, session_id, session_seq, workflow_id, published_version, status, error_json,
        scenario, steps_json, input_json, metadata_json, execution_seconds, queue_seconds, max_su, spent_su, usage_status,
        created_at, admitted_at, started_at, completed_at, terminal, run_json, queue_due_at, queue_timer_seq)
-     VALUES (?, (SELECT COALESCE(MAX(rowid), 0) + 1 FROM executions), ?, ?, ?, ?, ?, ?, ?, 'QUEUED', NULL, ?, ?, ?, ?, ?, ?, ?, 0, 'PENDING', ?, NULL, NULL, NULL, 0, ?, ?, ?)`,
+     VALUES (?, (SELECT COALESCE(MAX(rowid), 0) + 1 FROM executions), ?, ?, ?, ?, ?, ?, ?, ?, 'QUEUED', NULL, ?, ?, ?, ?, ?, ?, ?, 0, 'PENDING', ?, NULL, NULL, NULL, 0, ?, ?, ?)`,
     )
     .run(
       e.id,
@@ -215,6 +226,7 @@ export function insertExecution(db: Db, e: ExecutionRecord): void {
       e.api_key,
       e.deployment_id,
       e.session_id,
+      e.session_seq,
       e.workflow_id,
       e.published_version,
       e.scenario,
@@ -303,7 +315,9 @@ export function openRunsOfWorkflow(db: Db, workflowId: string): ExecutionRecord[
 /** The newest execution of a Session (its current or last Turn). */
 export function latestTurnOfSession(db: Db, sessionId: string): ExecutionRecord | undefined {
   const row = db
-    .stmt('SELECT * FROM executions WHERE session_id = ? ORDER BY seq DESC LIMIT 1')
+    .stmt(
+      'SELECT * FROM executions WHERE session_seq = (SELECT seq FROM sessions WHERE id = ?) ORDER BY seq DESC LIMIT 1',
+    )
     .get(sessionId) as ExecutionRow | undefined
   return row && toExecution(row)
 }
@@ -311,9 +325,11 @@ export function latestTurnOfSession(db: Db, sessionId: string): ExecutionRecord 
 /** Turn ids of a Session in order. */
 export function turnIdsOfSession(db: Db, sessionId: string): string[] {
   return (
-    db.stmt('SELECT id FROM executions WHERE session_id = ? ORDER BY seq').all(sessionId) as {
-      id: string
-    }[]
+    db
+      .stmt(
+        'SELECT id FROM executions WHERE session_seq = (SELECT seq FROM sessions WHERE id = ?) ORDER BY seq',
+      )
+      .all(sessionId) as { id: string }[]
   ).map((r) => r.id)
 }
 

@@ -42,7 +42,7 @@ export type EndpointRow = Pick<
 >
 export type TimerRow = Omit<StoredTimerRow, 'subject'>
 
-type SessionRow = Omit<SessionRecord, 'metadata'>
+type SessionRow = Omit<SessionRecord, 'metadata' | 'seq'>
 
 export const rateWindows = (db: Db, limit: number): RateWindowRow[] =>
   db

@@ -10,7 +10,10 @@
  * request (`npm run bench:instructions` does). Needs valgrind.
  *
  * Options: --amount <n> creations recorded (default 4500; at most the bench world's waiting caps), --warm <n>
- * of them replayed before counting starts (default 500), --no-breakdown.
+ * of them replayed before counting starts (default 500), --no-breakdown, --cache: callgrind also simulates the
+ * caches and each count is an estimate of cycles, instructions plus 10 per first-level miss and 100 per
+ * last-level miss (cachegrind's rule of thumb): a write to a random place of an index misses where an
+ * append does not, which instructions alone do not show (slower: about twice the time).
  */
 import { execFile, execFileSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -27,6 +30,7 @@ const { values } = parseArgs({
     amount: { type: 'string', default: '4500' },
     warm: { type: 'string', default: '500' },
     'no-breakdown': { type: 'boolean', default: false },
+    cache: { type: 'boolean', default: false },
     // Internal: the replaying process (under valgrind) of a trace file, leaving out one statement text.
     replay: { type: 'string' },
     skip: { type: 'string' },
@@ -63,8 +67,9 @@ async function main(): Promise<void> {
     writeFileSync(file, JSON.stringify(trace))
     const counted = amount - warm
     const all = await counts(dir, file, -1)
+    const unit = values.cache ? 'estimated cycles' : 'instructions'
     log(
-      `${amount} creations recorded, the last ${counted} counted: ${(all.native / counted / 1000).toFixed(1)}k SQLite instructions per creation (${(all.total / counted / 1000).toFixed(1)}k in the replaying process)`,
+      `${amount} creations recorded, the last ${counted} counted: ${(all.native / counted / 1000).toFixed(1)}k SQLite ${unit} per creation (${(all.total / counted / 1000).toFixed(1)}k in the replaying process)`,
     )
     if (values['no-breakdown']) return
     const perRequest = (i: number) =>
@@ -72,7 +77,7 @@ async function main(): Promise<void> {
     // Statements run by at most one creation in ten (cached reads, admissions) are not worth a replay each.
     const frequent = trace.sqls.map((_, i) => i).filter((i) => perRequest(i) >= 0.1)
     log('')
-    log('| statement (left out) | runs per creation | k instructions per creation |')
+    log(`| statement (left out) | runs per creation | k ${unit} per creation |`)
     log('|---|---:|---:|')
     for (const i of frequent) {
       const without = await counts(dir, file, i)
@@ -111,7 +116,10 @@ async function record(amount: number): Promise<Trace> {
       w = new Proxy(s, {
         get(target, key) {
           const value = Reflect.get(target, key, target) as unknown
-          if (key !== 'run' && key !== 'get' && key !== 'all') return value
+          // Other methods (raw, pluck, iterate, …) run on the native statement itself: a native method called
+          // with the proxy as `this` throws "Illegal invocation".
+          if (key !== 'run' && key !== 'get' && key !== 'all')
+            return typeof value === 'function' ? (value as () => unknown).bind(target) : value
           return (...params: unknown[]) => {
             calls.push([i, key, named(params), db.raw.inTransaction])
             return (value as (...a: unknown[]) => unknown).apply(target, params)
@@ -163,6 +171,7 @@ async function counts(
       [
         '--tool=callgrind',
         '--instr-atstart=no',
+        ...(values.cache ? ['--cache-sim=yes'] : []),
         `--callgrind-out-file=${out}.%p`,
         process.execPath,
         '--import',
@@ -186,10 +195,31 @@ async function counts(
   const annotated = execFileSync('callgrind_annotate', ['--inclusive=yes', dump], {
     maxBuffer: 64 * 1024 * 1024,
   }).toString()
-  const total = Number(/^([\d,]+) .*PROGRAM TOTALS/m.exec(annotated)?.[1]?.replace(/,/g, '') ?? NaN)
+  // The event columns: Ir alone, or with --cache Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw.
+  const events = (/^Events shown:\s+(.+)$/m.exec(annotated)?.[1] ?? 'Ir').trim().split(/\s+/)
+  const cost = (columns: string): number => {
+    const n = columns
+      .trim()
+      .split(/\s+/)
+      .map((c) => Number(c.replace(/,/g, '')))
+    const at = (e: string) => n[events.indexOf(e)] ?? 0
+    return (
+      at('Ir') +
+      10 * (at('I1mr') + at('D1mr') + at('D1mw')) +
+      100 * (at('ILmr') + at('DLmr') + at('DLmw'))
+    )
+  }
+  // A line: the counts (each "n" or "n (p%)"), then the function; read line by line (a pattern over the whole
+  // output would backtrack at length on the lines that do not match).
+  const countsOf = (line: string, name: string) =>
+    cost(line.slice(0, line.indexOf(name)).replace(/\([^)]*\)/g, ' '))
+  let total = NaN
   let native = 0
-  for (const m of annotated.matchAll(/^\s*([\d,]+) .*Statement::JS_(?:run|get|all)\(/gm))
-    native += Number(m[1]!.replace(/,/g, ''))
+  for (const line of annotated.split('\n')) {
+    if (line.includes('PROGRAM TOTALS')) total = countsOf(line, 'PROGRAM TOTALS')
+    const fn = /\S*Statement::JS_(?:run|get|all)\(/.exec(line)
+    if (fn) native += countsOf(line, fn[0])
+  }
   for (const f of readdirSync(dir)) if (f.startsWith(`cg-${skip + 1}.`)) rmSync(join(dir, f))
   return { native, total }
 }
