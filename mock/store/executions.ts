@@ -150,16 +150,16 @@ export function insertSession(db: Db, s: SessionRecord): void {
        VALUES (?, (SELECT COALESCE(MAX(rowid), 0) + 1 FROM sessions), ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
-    s.id,
-    s.project_id,
-    s.deployment_id,
-    s.status,
-    s.deleted_at,
-    JSON.stringify(s.metadata),
-    s.created_at,
-    s.last_activity_at,
-    s.workflow_run_id,
-  )
+      s.id,
+      s.project_id,
+      s.deployment_id,
+      s.status,
+      s.deleted_at,
+      JSON.stringify(s.metadata),
+      s.created_at,
+      s.last_activity_at,
+      s.workflow_run_id,
+    )
   s.seq = Number(info.lastInsertRowid)
 }
 
