@@ -81,6 +81,7 @@ export function acceptExecution<E extends NewExecution>(
   running: number,
 ): ExecutionRecord & E {
   const { db, clock, scheduler } = deps
+  const nowMs = clock.nowMs()
   // Every field in one literal (not { ...fixed, ...e }: Node 20 (V8 11) copies a spread's properties one by
   // one on a slow path, a new shape for each). seq is set by the insert.
   const record: ExecutionRecord = {
@@ -105,7 +106,7 @@ export function acceptExecution<E extends NewExecution>(
     max_su: e.max_su,
     spent_su: 0,
     usage_status: 'PENDING',
-    created_at: clock.nowMs(),
+    created_at: nowMs,
     admitted_at: null,
     started_at: null,
     completed_at: null,
@@ -115,16 +116,15 @@ export function acceptExecution<E extends NewExecution>(
     run_steps: e.run_steps ?? null,
     deleted_at: e.deleted_at ?? null,
     cancel_outcome: e.cancel_outcome ?? null,
-    queue_due_at: null,
+    queue_due_at: queueDueAt({ kind: e.kind, queue_seconds: e.queue_seconds, created_at: nowMs }),
     queue_timer_seq: null,
   }
-  record.queue_due_at = queueDueAt(record)
   // The queue timeout's seq is taken where its timer used to be scheduled: after the script's steps of an
   // execution admitted at once (so that a step due at the deadline still comes first), and it is stored with
   // the execution (in the insert, or in the admission's save).
   if (running < PROJECT_CONCURRENCY) {
     insertExecution(db, record)
-    takeSlot(deps, record, clock.nowMs())
+    takeSlot(deps, record, nowMs)
     record.queue_timer_seq = scheduler.reserveSeq()
     saveExecution(db, record)
   } else {
