@@ -203,6 +203,23 @@ describe('scheduler', () => {
     expect(seen).toEqual([3, 1, 2, 5, 4])
   })
 
+  it('fires a timer scheduled under a reserved seq where it would have fired if scheduled at the reservation, once', async () => {
+    const seen: string[] = []
+    const mock = await mockWith((k) => k.register<string>('test.same', (n) => void seen.push(n)))
+    const { scheduler, clock } = mock.deps
+    const due = clock.nowMs() + 5000
+    scheduler.schedule('test.same', due, 'a')
+    const reserved = scheduler.reserveSeq()
+    scheduler.schedule('test.same', due, 'c')
+    expect(() => scheduler.scheduleReserved('test.same', due, reserved + 2, 'x')).toThrow(
+      /not reserved/,
+    )
+    expect(scheduler.scheduleReserved('test.same', due, reserved, 'b')).toBe(true)
+    expect(scheduler.scheduleReserved('test.same', due, reserved, 'b')).toBe(false)
+    await scheduler.advanceTo(due)
+    expect(seen).toEqual(['a', 'b', 'c'])
+  })
+
   it('stops a runaway handler at the loop limit with an error naming the last kinds', async () => {
     const mock = await mockWith(
       (k) =>

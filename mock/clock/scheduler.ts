@@ -109,10 +109,7 @@ export class Scheduler {
     payload: P,
     opts: { subject?: string } = {},
   ): TimerId {
-    if (!this.kinds.has(kind))
-      throw new Error(`unknown timer kind "${kind}": register it in timer-kinds.ts`)
-    if (!Number.isFinite(dueAtMs))
-      throw new Error(`timer due time must be a finite number, got ${dueAtMs}`)
+    this.checkTimer(kind, dueAtMs)
     const seq = this.reserveSeq()
     const dueAt = Math.round(dueAtMs)
     const id = timerIdOf(dueAt, seq)
@@ -149,10 +146,7 @@ export class Scheduler {
     payload: P,
     opts: { subject?: string } = {},
   ): boolean {
-    if (!this.kinds.has(kind))
-      throw new Error(`unknown timer kind "${kind}": register it in timer-kinds.ts`)
-    if (!Number.isFinite(dueAtMs))
-      throw new Error(`timer due time must be a finite number, got ${dueAtMs}`)
+    this.checkTimer(kind, dueAtMs)
     if (!Number.isSafeInteger(seq) || seq < 1 || (this.lastSeq !== undefined && seq > this.lastSeq))
       throw new Error(`timer seq ${seq} was not reserved`)
     const dueAt = Math.round(dueAtMs)
@@ -166,6 +160,14 @@ export class Scheduler {
     })
     if (inserted) this.rearm()
     return inserted
+  }
+
+  /** A timer's kind is registered and its due time a finite number (a programming error otherwise). */
+  private checkTimer(kind: TimerKind, dueAtMs: number): void {
+    if (!this.kinds.has(kind))
+      throw new Error(`unknown timer kind "${kind}": register it in timer-kinds.ts`)
+    if (!Number.isFinite(dueAtMs))
+      throw new Error(`timer due time must be a finite number, got ${dueAtMs}`)
   }
 
   /**
