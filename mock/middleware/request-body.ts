@@ -47,7 +47,7 @@ function limitBody(maxSize: number, onError: (c: Context<Env>) => never): Guard 
 }
 
 const mediaTypeOf = (header: string | undefined) =>
-  (header ?? '').split(';')[0]!.trim().toLowerCase()
+  header === 'application/json' ? header : (header ?? '').split(';')[0]!.trim().toLowerCase()
 
 export const readBody = (op: OperationSpec): Guard[] => {
   if (op.body?.mediaType === 'multipart/form-data') {

@@ -115,10 +115,15 @@ export class DeliveryPool {
     return this.running
   }
 
-  /** The groups (Projects) with a send running now (the client referee, WHN-020). */
+  /**
+   * The groups (Projects) with a send running now (the client referee, WHN-020): a copy, which later sends
+   * do not change (one shared empty set while none runs: every creation asks).
+   */
   busyGroups(): ReadonlySet<string> {
-    return new Set(this.runningPerGroup.keys())
+    return this.runningPerGroup.size === 0 ? this.noGroups : new Set(this.runningPerGroup.keys())
   }
+
+  private readonly noGroups: ReadonlySet<string> = new Set<string>()
 
   /** Sends waiting for a slot. */
   get queued(): number {
