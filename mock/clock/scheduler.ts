@@ -110,19 +110,10 @@ export class Scheduler {
     opts: { subject?: string } = {},
   ): TimerId {
     this.checkTimer(kind, dueAtMs)
-    const seq = this.reserveSeq()
-    const dueAt = Math.round(dueAtMs)
-    const id = timerIdOf(dueAt, seq)
-    insertTimer(this.opts.db, {
-      id,
-      due_at: dueAt,
-      seq,
-      kind,
-      payload_json: JSON.stringify(payload ?? null),
-      subject: opts.subject ?? null,
-    })
+    const row = timerRow(kind, dueAtMs, this.reserveSeq(), payload, opts.subject)
+    insertTimer(this.opts.db, row)
     this.rearm()
-    return id
+    return row.id
   }
 
   /**
@@ -149,15 +140,10 @@ export class Scheduler {
     this.checkTimer(kind, dueAtMs)
     if (!Number.isSafeInteger(seq) || seq < 1 || (this.lastSeq !== undefined && seq > this.lastSeq))
       throw new Error(`timer seq ${seq} was not reserved`)
-    const dueAt = Math.round(dueAtMs)
-    const inserted = insertReservedTimer(this.opts.db, {
-      id: timerIdOf(dueAt, seq),
-      due_at: dueAt,
-      seq,
-      kind,
-      payload_json: JSON.stringify(payload ?? null),
-      subject: opts.subject ?? null,
-    })
+    const inserted = insertReservedTimer(
+      this.opts.db,
+      timerRow(kind, dueAtMs, seq, payload, opts.subject),
+    )
     if (inserted) this.rearm()
     return inserted
   }
@@ -349,6 +335,25 @@ export class Scheduler {
     })
     if (!out) return []
     return typeof out === 'function' ? [out] : out
+  }
+}
+
+/** A timer's row: its due time rounded to the ms, its id the key (due_at, seq), its payload as JSON. */
+function timerRow<P>(
+  kind: TimerKind,
+  dueAtMs: number,
+  seq: number,
+  payload: P,
+  subject: string | undefined,
+): TimerRow {
+  const dueAt = Math.round(dueAtMs)
+  return {
+    id: timerIdOf(dueAt, seq),
+    due_at: dueAt,
+    seq,
+    kind,
+    payload_json: JSON.stringify(payload ?? null),
+    subject: subject ?? null,
   }
 }
 
