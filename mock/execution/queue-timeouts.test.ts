@@ -4,15 +4,14 @@
  * none expires otherwise (STATE-006, TIME-001 for a Run's first step); a waiting acceptance behind an earlier
  * deadline writes no timer.
  */
-import { mkdtempSync, readdirSync, copyFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { expect, it } from 'vitest'
-import { packageFile } from '../../spec/index.js'
 import { defaultWorld } from '../fixtures/test-worlds.js'
 import { createMock, type Mock } from '../index.js'
-import { openDb } from '../store/db.js'
+import { upgraded } from '../store/test-stores.js'
 import { getExecution } from '../store/executions.js'
 import { insertTimer } from '../store/timers.js'
 import { QUEUE_TIMEOUT, queueSubject } from './queue-timeouts.js'
@@ -194,32 +193,26 @@ it('[STATE-006] writes no timer for a Turn that waits behind an earlier queue de
 })
 
 it('[STATE-015] gives a kept store’s pending queue timeouts to their Projects through the upgrade (schema 280)', () => {
-  const schema = packageFile('mock', 'store', 'schema')
-  const before = mkdtempSync(join(tmpdir(), 'schema-before-'))
-  const dir = mkdtempSync(join(tmpdir(), 'queue-upgrade-'))
-  try {
-    for (const f of readdirSync(schema).filter((f) => f.endsWith('.sql') && f < '280'))
-      copyFileSync(join(schema, f), join(before, f))
-    const path = join(dir, 'store.db')
-    const old = openDb(path, { schemaDir: before })
-    const insert = old.raw.prepare(
-      `INSERT INTO executions (id, seq, kind, project_id, api_key, status, scenario, steps_json, input_json,
-         metadata_json, execution_seconds, queue_seconds, max_su, created_at, terminal)
-       VALUES (?, ?, 'TURN', ?, 'k', ?, 'slow', '[]', '[]', '{}', 3600, 600, 1, 0, ?)`,
-    )
-    insert.run('e1', 1, 'p1', 'QUEUED', 0)
-    insert.run('e2', 2, 'p2', 'SUCCEEDED', 1)
-    insertTimer(old, {
-      id: '600000.7',
-      due_at: 600_000,
-      seq: 7,
-      kind: QUEUE_TIMEOUT,
-      payload_json: JSON.stringify({ id: 'e1' }),
-      subject: 'e1',
-    })
-    old.close()
-    const db = openDb(path)
-    try {
+  upgraded(
+    '280',
+    (old) => {
+      const insert = old.raw.prepare(
+        `INSERT INTO executions (id, seq, kind, project_id, api_key, status, scenario, steps_json, input_json,
+           metadata_json, execution_seconds, queue_seconds, max_su, created_at, terminal)
+         VALUES (?, ?, 'TURN', ?, 'k', ?, 'slow', '[]', '[]', '{}', 3600, 600, 1, 0, ?)`,
+      )
+      insert.run('e1', 1, 'p1', 'QUEUED', 0)
+      insert.run('e2', 2, 'p2', 'SUCCEEDED', 1)
+      insertTimer(old, {
+        id: '600000.7',
+        due_at: 600_000,
+        seq: 7,
+        kind: QUEUE_TIMEOUT,
+        payload_json: JSON.stringify({ id: 'e1' }),
+        subject: 'e1',
+      })
+    },
+    (db) => {
       expect(
         db.raw
           .prepare('SELECT id, queue_due_at, queue_timer_seq FROM executions ORDER BY id')
@@ -238,13 +231,8 @@ it('[STATE-015] gives a kept store’s pending queue timeouts to their Projects 
           },
         ],
       )
-    } finally {
-      db.close()
-    }
-  } finally {
-    rmSync(before, { recursive: true, force: true })
-    rmSync(dir, { recursive: true, force: true })
-  }
+    },
+  )
 })
 
 it('[STATE-006] keeps the queue timeouts of waiting Turns through a restart without cleanup: their reserved keys are not handed out again', async () => {

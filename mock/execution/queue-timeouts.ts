@@ -23,7 +23,7 @@ export type QueueTimeoutPayload = { id: string; project_id?: string }
 /** The subject of a Project's queue-timeout timer. */
 export const queueSubject = (projectId: string): string => `queue:${projectId}`
 
-/** TIME-001: when an execution accepted at createdAtMs expires if it has not started. */
+/** TIME-001: when an execution expires if it has not started (its created_at plus its queue window). */
 export function queueDueAt(
   e: Pick<ExecutionRecord, 'kind' | 'queue_seconds' | 'created_at'>,
 ): number {

@@ -4,16 +4,11 @@
  * Turns are still found in acceptance order, its latest Turn first when asked, on a new store and on a kept
  * store upgraded from before 290.
  */
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import fc from 'fast-check'
 import { expect, it } from 'vitest'
-import { packageFile } from '../../spec/index.js'
 import { openDb, type Db } from './db.js'
 import { insertSession, latestTurnOfSession, turnIdsOfSession } from './executions.js'
-
-const SCHEMA = packageFile('mock', 'store', 'schema')
+import { upgraded } from './test-stores.js'
 
 /** Turns as (session index, turn id) in acceptance order. */
 const turnsArb = fc.array(fc.nat(4), { minLength: 1, maxLength: 25 })
@@ -89,30 +84,18 @@ it("[STATE-024] finds a Session's Turns in acceptance order through its number (
 it("[STATE-024] numbers a kept store's Sessions and their Turns through the upgrade (schema 290)", () => {
   fc.assert(
     fc.property(turnsArb, (turns) => {
-      const before = mkdtempSync(join(tmpdir(), 'schema-before-'))
-      const dir = mkdtempSync(join(tmpdir(), 'sessions-seq-'))
-      try {
-        for (const f of readdirSync(SCHEMA).filter((f) => f.endsWith('.sql') && f < '290'))
-          copyFileSync(join(SCHEMA, f), join(before, f))
-        const path = join(dir, 'store.db')
-        const sessions = Math.max(...turns) + 1
-        const old = openDb(path, { schemaDir: before })
-        insertRows(old, sessions, turns, false)
-        old.close()
-        const db = openDb(path)
-        try {
+      const sessions = Math.max(...turns) + 1
+      upgraded(
+        '290',
+        (old) => insertRows(old, sessions, turns, false),
+        (db) => {
           expectTurnsInOrder(db, sessions, turns)
           const unnumbered = db.raw
             .prepare('SELECT COUNT(*) AS n FROM executions WHERE session_seq IS NULL')
             .get() as { n: number }
           expect(unnumbered.n).toBe(0)
-        } finally {
-          db.close()
-        }
-      } finally {
-        rmSync(before, { recursive: true, force: true })
-        rmSync(dir, { recursive: true, force: true })
-      }
+        },
+      )
     }),
     { numRuns: 15 },
   )

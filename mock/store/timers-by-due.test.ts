@@ -3,24 +3,11 @@
  * before it keeps every pending timer through the upgrade (STATE-015: a deadline is not moved by a restart),
  * and the next due timer is read from the table's key, with no sort and no second lookup.
  */
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import fc from 'fast-check'
 import { expect, it } from 'vitest'
-import { packageFile } from '../../spec/index.js'
-import { openDb, type Db } from './db.js'
+import { openDb } from './db.js'
+import { upgraded } from './test-stores.js'
 import { deleteTimer, firstDueTimer, getTimer, insertTimer, type TimerRow } from './timers.js'
-
-const SCHEMA = packageFile('mock', 'store', 'schema')
-
-/** A schema folder holding the migrations before `first` (a store made by an earlier version). */
-function schemaBefore(first: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'schema-before-'))
-  for (const f of readdirSync(SCHEMA).filter((f) => f.endsWith('.sql') && f < first))
-    copyFileSync(join(SCHEMA, f), join(dir, f))
-  return dir
-}
 
 /** Timer rows of generated specs, seq 1, 2, … in order, named by `idOf`. */
 type TimerSpec = { due_at: number; kind: string; payload: string; subject: string | null }
@@ -34,27 +21,6 @@ const rowsOf = (specs: TimerSpec[], idOf: (i: number) => string): TimerRow[] =>
     payload_json: JSON.stringify(t.payload),
     subject: t.subject,
   }))
-
-/** A store made before schema `first` and filled by `fill`, then opened with every schema for `check`. */
-function upgraded(first: string, fill: (old: Db) => void, check: (db: Db) => void): void {
-  const before = schemaBefore(first)
-  const dir = mkdtempSync(join(tmpdir(), 'timers-upgrade-'))
-  const path = join(dir, 'store.db')
-  try {
-    const old = openDb(path, { schemaDir: before })
-    fill(old)
-    old.close()
-    const db = openDb(path)
-    try {
-      check(db)
-    } finally {
-      db.close()
-    }
-  } finally {
-    rmSync(before, { recursive: true, force: true })
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
 
 const timer = fc.record({
   due_at: fc.integer({ min: 0, max: 50 }),

@@ -1,0 +1,37 @@
+/** Test helper for schema upgrades: a kept store made by an earlier version, then opened with every migration. */
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { packageFile } from '../../spec/index.js'
+import { openDb, type Db } from './db.js'
+
+const SCHEMA = packageFile('mock', 'store', 'schema')
+
+/** A schema folder holding the migrations before `first` (a store made by an earlier version). */
+function schemaBefore(first: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'schema-before-'))
+  for (const f of readdirSync(SCHEMA).filter((f) => f.endsWith('.sql') && f < first))
+    copyFileSync(join(SCHEMA, f), join(dir, f))
+  return dir
+}
+
+/** A store file made before schema `first` and filled by `fill`, then opened with every schema for `check`. */
+export function upgraded(first: string, fill: (old: Db) => void, check: (db: Db) => void): void {
+  const before = schemaBefore(first)
+  const dir = mkdtempSync(join(tmpdir(), 'store-upgrade-'))
+  const path = join(dir, 'store.db')
+  try {
+    const old = openDb(path, { schemaDir: before })
+    fill(old)
+    old.close()
+    const db = openDb(path)
+    try {
+      check(db)
+    } finally {
+      db.close()
+    }
+  } finally {
+    rmSync(before, { recursive: true, force: true })
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
