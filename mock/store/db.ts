@@ -30,6 +30,18 @@ export interface Db {
   /** Runs fn in one transaction (a savepoint when nested) and returns its result; throws roll back. */
   tx<T>(fn: () => T): T
   /**
+   * Runs fn once the writes made so far are committed: when the outermost tx() running now commits (at once
+   * outside one). Dropped if that transaction, or the savepoint running now, rolls back.
+   */
+  afterCommit(fn: () => void): void
+  /** Calls fn after each committed clearWorld() (a world reset), for what a module keeps beside the store. */
+  onWorldCleared(fn: () => void): void
+  /**
+   * What a store module keeps beside the store for this connection (an index in memory, say): one value per
+   * name, made by make(db) on first use.
+   */
+  own<T>(name: string, make: (db: Db) => T): T
+  /**
    * A table's write generation, as a function read at will: it grows whenever a statement through this
    * connection may have written the table (the bumps cached reads go by; a rollback does not undo one) and
    * is otherwise unchanged.
@@ -117,7 +129,19 @@ export function openDb(
   // than the BEGIN and COMMIT of a timer firing.
   const inTransaction = raw.transaction((fn: () => unknown) => fn())
   /** The outermost tx() running now, with the write mark at its start (cached reads inside it, readCache). */
-  const open: OpenTx = { active: false, mark: 0 }
+  const open: OpenTx = { active: false, mark: 0, committed: [] }
+  const worldCleared: (() => void)[] = []
+  const owned = new Map<string, unknown>()
+  /** inTransaction, nested in a running tx(): what the savepoint queued for after the commit goes with it. */
+  const nested = <T>(fn: () => T): T => {
+    const queued = open.committed.length
+    try {
+      return inTransaction(fn) as T
+    } catch (error) {
+      open.committed.length = queued
+      throw error
+    }
+  }
   return {
     raw,
     path,
@@ -131,14 +155,34 @@ export function openDb(
       return read
     },
     tx: <T>(fn: () => T): T => {
-      if (open.active || raw.inTransaction) return inTransaction(fn) as T
+      if (open.active) return nested(fn)
+      if (raw.inTransaction) return inTransaction(fn) as T
       open.active = true
       open.mark = writes.mark()
+      let result: T
       try {
-        return inTransaction(fn) as T
+        result = inTransaction(fn) as T
+      } catch (error) {
+        open.committed.length = 0
+        throw error
       } finally {
         open.active = false
       }
+      if (open.committed.length > 0) for (const f of open.committed.splice(0)) f()
+      return result
+    },
+    afterCommit(fn) {
+      if (open.active) open.committed.push(fn)
+      else fn()
+    },
+    onWorldCleared(fn) {
+      worldCleared.push(fn)
+    },
+    own<T>(name: string, make: (db: Db) => T): T {
+      if (owned.has(name)) return owned.get(name) as T
+      const value = make(this)
+      owned.set(name, value)
+      return value
     },
     generationOf(table) {
       const cells = writes.cellsOf([table])
@@ -153,6 +197,9 @@ export function openDb(
     clearWorld() {
       raw.pragma('defer_foreign_keys = ON')
       for (const table of this.worldTables()) stmt(`DELETE FROM "${table}"`).run()
+      this.afterCommit(() => {
+        for (const f of worldCleared) f()
+      })
     },
     close: () => {
       if (raw.open) raw.close()
@@ -562,7 +609,11 @@ export function tablesRead(sql: string): string[] {
 }
 
 /** Db.tx's outermost transaction: whether one runs now, and WriteGenerations.mark() at its start. */
-type OpenTx = { active: boolean; mark: number }
+/**
+ * The outermost tx() running now (active), the write mark at its start, and what runs once it commits
+ * (afterCommit).
+ */
+type OpenTx = { active: boolean; mark: number; committed: (() => void)[] }
 
 /** Makes a shallow copy of a kept record (the same own keys, in the same order, and values). */
 type Copier = (record: object) => object

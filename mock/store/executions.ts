@@ -1,6 +1,7 @@
 /**
  * Sessions, executions (Turns; Runs share the table) and output items: prepared statements and row <-> domain
- * mapping. Every lookup is by primary key or an index, so request work stays O(1) in the store size.
+ * mapping. Every lookup is by primary key or an index, so request work stays O(1) in the store size: a Session
+ * or an execution by id through the map of its table's ids (row-ids.ts) to its seq, the row's primary key.
  */
 import type { components, ErrorCode } from '../../spec/index.js'
 import type { RunStepState } from '../domain/run-steps.js'
@@ -10,6 +11,7 @@ import { columnsExcept } from './rows.js'
 import { memoizeFrozen } from '../util/memo.js'
 import { listItemBytes } from '../domain/list-limits.js'
 import type { OutputContract } from './deployments.js'
+import { executionRows, sessionRows } from './row-ids.js'
 
 export type SessionRecord = {
   id: string
@@ -140,14 +142,14 @@ const toExecution = (r: ExecutionRow): ExecutionRecord => {
 }
 
 /**
- * Stores a new Session and sets its seq: the next rowid, taken in the insert itself and read back as the last
- * insert rowid (as insertExecution does for an execution's seq).
+ * Stores a new Session and sets its seq: its rowid (the largest plus one), read back as the last insert rowid
+ * (as insertExecution does for an execution's seq).
  */
 export function insertSession(db: Db, s: SessionRecord): void {
   const info = db
     .stmt(
-      `INSERT INTO sessions (id, seq, project_id, deployment_id, status, deleted_at, metadata_json, created_at, last_activity_at, workflow_run_id)
-       VALUES (?, (SELECT COALESCE(MAX(rowid), 0) + 1 FROM sessions), ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO sessions (id, project_id, deployment_id, status, deleted_at, metadata_json, created_at, last_activity_at, workflow_run_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       s.id,
@@ -161,18 +163,24 @@ export function insertSession(db: Db, s: SessionRecord): void {
       s.workflow_run_id,
     )
   s.seq = Number(info.lastInsertRowid)
+  sessionRows(db).add(s.id, s.seq)
 }
 
-/** One Session by id: one SQL text for getSession and viewSession, so both read the same kept rows. */
-const SESSION_BY_ID = 'SELECT * FROM sessions WHERE id = ?'
+/**
+ * One Session by its seq and id (the id checked in the row, row-ids.ts): one SQL text for getSession and
+ * viewSession, so both read the same kept rows.
+ */
+const SESSION_BY_ID = 'SELECT * FROM sessions WHERE seq = ? AND id = ?'
 
 export function getSession(db: Db, id: string): SessionRecord | undefined {
-  return db.cached(SESSION_BY_ID).record(toSession, id)
+  const seq = sessionRows(db).seqOf(id)
+  return seq === undefined ? undefined : db.cached(SESSION_BY_ID).record(toSession, seq, id)
 }
 
 /** getSession for a caller that only reads the record: while it is kept, the kept (frozen) record, no copy. */
 export function viewSession(db: Db, id: string): Readonly<SessionRecord> | undefined {
-  return db.cached(SESSION_BY_ID).view(toSession, id)
+  const seq = sessionRows(db).seqOf(id)
+  return seq === undefined ? undefined : db.cached(SESSION_BY_ID).view(toSession, seq, id)
 }
 
 export function updateSession(
@@ -180,8 +188,10 @@ export function updateSession(
   id: string,
   patch: Partial<Pick<SessionRecord, 'status' | 'deleted_at' | 'last_activity_at'>>,
 ): void {
+  const seq = sessionRows(db).seqOf(id)
+  if (seq === undefined) return
   for (const [column, value] of Object.entries(patch)) {
-    db.stmt(`UPDATE sessions SET ${column} = ? WHERE id = ?`).run(value, id)
+    db.stmt(`UPDATE sessions SET ${column} = ? WHERE seq = ? AND id = ?`).run(value, seq, id)
   }
 }
 
@@ -209,15 +219,14 @@ export function insertExecution(db: Db, e: ExecutionRecord): void {
     e.terminal
   )
     throw new Error(`insertExecution: ${e.id} is not a new execution (QUEUED, not admitted)`)
-  // seq: the next rowid (acceptance order), taken in the insert itself. The row gets that same rowid (SQLite
-  // gives a new row the largest rowid plus one), so seq is read back as the last insert rowid: RETURNING would
-  // keep its row in a temporary b-tree, built and torn down on every insert.
+  // seq: the rowid (acceptance order: SQLite gives a new row the largest rowid plus one), read back as the
+  // last insert rowid: RETURNING would keep its row in a temporary b-tree, built and torn down on every insert.
   const info = db
     .stmt(
-      `INSERT INTO executions (id, seq, kind, project_id, api_key, deployment_id, session_id, session_seq, workflow_id, published_version, status, error_json,
+      `INSERT INTO executions (id, kind, project_id, api_key, deployment_id, session_id, session_seq, workflow_id, published_version, status, error_json,
        scenario, steps_json, input_json, metadata_json, execution_seconds, queue_seconds, max_su, spent_su, usage_status,
        created_at, admitted_at, started_at, completed_at, terminal, run_json, queue_due_at, queue_timer_seq)
-     VALUES (?, (SELECT COALESCE(MAX(rowid), 0) + 1 FROM executions), ?, ?, ?, ?, ?, ?, ?, ?, 'QUEUED', NULL, ?, ?, ?, ?, ?, ?, ?, 0, 'PENDING', ?, NULL, NULL, NULL, 0, ?, ?, ?)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'QUEUED', NULL, ?, ?, ?, ?, ?, ?, ?, 0, 'PENDING', ?, NULL, NULL, NULL, 0, ?, ?, ?)`,
     )
     .run(
       e.id,
@@ -242,18 +251,24 @@ export function insertExecution(db: Db, e: ExecutionRecord): void {
       e.queue_timer_seq,
     )
   e.seq = Number(info.lastInsertRowid)
+  executionRows(db).add(e.id, e.seq)
 }
 
-/** One execution by id: one SQL text for getExecution and viewExecution, so both read the same kept rows. */
-const EXECUTION_BY_ID = 'SELECT * FROM executions WHERE id = ?'
+/**
+ * One execution by its seq and id (the id checked in the row, row-ids.ts): one SQL text for getExecution and
+ * viewExecution, so both read the same kept rows.
+ */
+const EXECUTION_BY_ID = 'SELECT * FROM executions WHERE seq = ? AND id = ?'
 
 export function getExecution(db: Db, id: string): ExecutionRecord | undefined {
-  return db.cached(EXECUTION_BY_ID).record(toExecution, id)
+  const seq = executionRows(db).seqOf(id)
+  return seq === undefined ? undefined : db.cached(EXECUTION_BY_ID).record(toExecution, seq, id)
 }
 
 /** getExecution for a caller that only reads the record: while it is kept, the kept (frozen) record, no copy. */
 export function viewExecution(db: Db, id: string): Readonly<ExecutionRecord> | undefined {
-  return db.cached(EXECUTION_BY_ID).view(toExecution, id)
+  const seq = executionRows(db).seqOf(id)
+  return seq === undefined ? undefined : db.cached(EXECUTION_BY_ID).view(toExecution, seq, id)
 }
 
 /** Writes the mutable fields of an execution back. */
@@ -262,7 +277,7 @@ export function saveExecution(db: Db, e: ExecutionRecord): void {
     `UPDATE executions SET status = ?, error_json = ?, spent_su = ?, usage_status = ?, admitted_at = ?, started_at = ?,
        completed_at = ?, terminal = ?, progress_completed = ?, run_steps_json = ?, deleted_at = ?, cancel_outcome = ?,
        queue_timer_seq = ?
-     WHERE id = ?`,
+     WHERE seq = ? AND id = ?`,
   ).run(
     e.status,
     e.error === null ? null : JSON.stringify(e.error),
@@ -277,6 +292,7 @@ export function saveExecution(db: Db, e: ExecutionRecord): void {
     e.deleted_at ?? null,
     e.cancel_outcome ?? null,
     e.queue_timer_seq,
+    e.seq,
     e.id,
   )
 }
@@ -314,22 +330,26 @@ export function openRunsOfWorkflow(db: Db, workflowId: string): ExecutionRecord[
 
 /** The newest execution of a Session (its current or last Turn). */
 export function latestTurnOfSession(db: Db, sessionId: string): ExecutionRecord | undefined {
+  const seq = sessionRows(db).seqOf(sessionId)
+  if (seq === undefined) return undefined
   const row = db
     .stmt(
-      'SELECT * FROM executions WHERE session_seq = (SELECT seq FROM sessions WHERE id = ?) ORDER BY seq DESC LIMIT 1',
+      'SELECT * FROM executions WHERE session_seq = (SELECT seq FROM sessions WHERE seq = ? AND id = ?) ORDER BY seq DESC LIMIT 1',
     )
-    .get(sessionId) as ExecutionRow | undefined
+    .get(seq, sessionId) as ExecutionRow | undefined
   return row && toExecution(row)
 }
 
 /** Turn ids of a Session in order. */
 export function turnIdsOfSession(db: Db, sessionId: string): string[] {
+  const seq = sessionRows(db).seqOf(sessionId)
+  if (seq === undefined) return []
   return (
     db
       .stmt(
-        'SELECT id FROM executions WHERE session_seq = (SELECT seq FROM sessions WHERE id = ?) ORDER BY seq',
+        'SELECT id FROM executions WHERE session_seq = (SELECT seq FROM sessions WHERE seq = ? AND id = ?) ORDER BY seq',
       )
-      .all(sessionId) as { id: string }[]
+      .all(seq, sessionId) as { id: string }[]
   ).map((r) => r.id)
 }
 
@@ -468,7 +488,9 @@ export function sessionsOfRun(db: Db, runId: string): string[] {
 
 /** Whether an execution (Turn or Run) exists and has not ended (idempotency receipts are kept until it ends). */
 export function isExecutionOpen(db: Db, id: string): boolean {
-  const row = db.cached('SELECT terminal FROM executions WHERE id = ?').get(id) as
+  const seq = executionRows(db).seqOf(id)
+  if (seq === undefined) return false
+  const row = db.cached('SELECT terminal FROM executions WHERE seq = ? AND id = ?').get(seq, id) as
     { terminal: number } | undefined
   return row !== undefined && row.terminal === 0
 }

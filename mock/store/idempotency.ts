@@ -1,4 +1,4 @@
-/** Idempotency receipts: prepared statements and row mapping; looked up by (Project, key) in O(1). */
+/** Idempotency receipts: prepared statements and row mapping; found by (Project, key) through a map in memory. */
 import { receiptHolds } from '../domain/retention.js'
 import type { Db } from './db.js'
 import { isExecutionOpen } from './executions.js'
@@ -17,45 +17,66 @@ export type IdempotencyRecord = {
   execution_ref: string | null
 }
 
-function getIdempotency(db: Db, projectId: string, key: string): IdempotencyRecord | undefined {
+/** The columns of a receipt (its row less seq). */
+const RECEIPT_COLUMNS =
+  'project_id, key, operation_id, path, fingerprint, status, body_json, created_at, expires_at, execution_ref'
+
+/** The receipt of a row, if the row holds the pair's (a seq the keys kept may be stale). */
+function receiptAt(
+  db: Db,
+  seq: number,
+  projectId: string,
+  key: string,
+): IdempotencyRecord | undefined {
   return db
-    .cached('SELECT * FROM idempotency WHERE project_id = ? AND key = ?')
-    .get(projectId, key) as IdempotencyRecord | undefined
+    .cached(
+      `SELECT ${RECEIPT_COLUMNS} FROM idempotency WHERE seq = ? AND project_id = ? AND key = ?`,
+    )
+    .get(seq, projectId, key) as IdempotencyRecord | undefined
 }
 
-function putIdempotency(db: Db, r: IdempotencyRecord): void {
+/** Stores a new row and returns its seq. */
+function insertReceipt(db: Db, r: IdempotencyRecord): number {
+  const info = db
+    .stmt(
+      `INSERT INTO idempotency (${RECEIPT_COLUMNS})
+       VALUES (@project_id, @key, @operation_id, @path, @fingerprint, @status, @body_json, @created_at, @expires_at, @execution_ref)`,
+    )
+    .run(r)
+  return Number(info.lastInsertRowid)
+}
+
+/** Replaces the receipt a row holds. */
+function replaceReceipt(db: Db, seq: number, r: IdempotencyRecord): void {
   db.stmt(
-    `INSERT OR REPLACE INTO idempotency (project_id, key, operation_id, path, fingerprint, status, body_json, created_at, expires_at, execution_ref)
-     VALUES (@project_id, @key, @operation_id, @path, @fingerprint, @status, @body_json, @created_at, @expires_at, @execution_ref)`,
-  ).run(r)
+    `UPDATE idempotency SET operation_id = @operation_id, path = @path, fingerprint = @fingerprint, status = @status,
+       body_json = @body_json, created_at = @created_at, expires_at = @expires_at, execution_ref = @execution_ref
+     WHERE seq = @seq`,
+  ).run({ ...r, seq })
 }
 
 /**
- * One instance's idempotency receipts. Most keyed requests carry a key never used before, so the receipts
- * keep in memory, per Project, every key that may have a receipt: a superset of the stored pairs, so that a
- * key outside it is known to have none without reading the store (a false "may have" only costs the read; a
- * false "has none" would replay nothing and create twice, so the set is never smaller than the table).
+ * One instance's idempotency receipts, found through a map in memory: per Project and key, the seq of the row
+ * that holds the pair's receipt. Most keyed requests carry a key never used before: a key the map lacks has
+ * no receipt, without reading the store.
  *
- * The set holds the keys of the table as read once (on first use, and again whenever the table was written
- * other than by put(), e.g. emptied by a reset: its write generation moved) plus every key put() stored since.
- * Rows removed by a rolled-back transaction or a delete leave their keys in it, which keeps it a superset.
- * It is read again only outside a transaction, so that it never mirrors rows a rollback could bring back;
- * inside one, a stale set answers "may have" (the store is read).
+ * The map holds every stored pair and may hold more: the rows read from the table when the instance starts and
+ * again after every committed world reset (Db.onWorldCleared), and every row put() stored since (an insert
+ * rolled back leaves its entry: a read checks the pair in the row it finds). put() is the table's only
+ * writer. A key it lacks would replay nothing and create a second execution (IDEM-001, IDEM-008), so the
+ * map is never smaller than the table.
  */
 export class Receipts {
-  private readonly keys = new Map<string, Set<string>>()
-  /** The table's write generation at which `keys` held every stored pair; -1 before the first read. */
-  private validAt = -1
-  private readonly generation: () => number
+  private readonly seqs = new Map<string, Map<string, number>>()
 
   constructor(private readonly db: Db) {
-    this.generation = db.generationOf('idempotency')
+    this.read()
+    db.onWorldCleared(() => this.read())
   }
 
   /** The receipt of (Project, key) that still answers at nowMs (IDEM rules, RET-001, RET-002), if any. */
   live(projectId: string, key: string, nowMs: number): IdempotencyRecord | undefined {
-    if (!this.mayHave(projectId, key)) return undefined
-    const stored = getIdempotency(this.db, projectId, key)
+    const stored = this.stored(projectId, key)
     if (!stored) return undefined
     const open = stored.execution_ref !== null && isExecutionOpen(this.db, stored.execution_ref)
     return receiptHolds(stored.expires_at, nowMs, open) ? stored : undefined
@@ -63,36 +84,32 @@ export class Receipts {
 
   /** Stores a receipt (replacing the pair's previous one). */
   put(r: IdempotencyRecord): void {
-    const before = this.generation()
-    this.add(r.project_id, r.key)
-    putIdempotency(this.db, r)
-    // Nothing else wrote the table since the set held it all: with this put's key added, it still does.
-    if (this.validAt === before) this.validAt = this.generation()
-  }
-
-  /** False only when (Project, key) has no stored receipt. */
-  private mayHave(projectId: string, key: string): boolean {
-    const generation = this.generation()
-    if (generation !== this.validAt) {
-      if (this.db.raw.inTransaction) return true
-      this.reread(generation)
+    const seq = this.seqs.get(r.project_id)?.get(r.key)
+    if (seq !== undefined && receiptAt(this.db, seq, r.project_id, r.key)) {
+      replaceReceipt(this.db, seq, r)
+      return
     }
-    return this.keys.get(projectId)?.has(key) ?? false
+    this.add(r.project_id, r.key, insertReceipt(this.db, r))
   }
 
-  private reread(generation: number): void {
-    this.keys.clear()
+  /** The receipt stored for (Project, key), whether it still answers or not. */
+  private stored(projectId: string, key: string): IdempotencyRecord | undefined {
+    const seq = this.seqs.get(projectId)?.get(key)
+    return seq === undefined ? undefined : receiptAt(this.db, seq, projectId, key)
+  }
+
+  private read(): void {
+    this.seqs.clear()
     const rows = this.db
-      .stmt('SELECT project_id, key FROM idempotency')
+      .stmt('SELECT project_id, key, seq FROM idempotency ORDER BY seq')
       .raw(true)
-      .iterate() as Iterable<[string, string]>
-    for (const [projectId, key] of rows) this.add(projectId, key)
-    this.validAt = generation
+      .iterate() as Iterable<[string, string, number]>
+    for (const [projectId, key, seq] of rows) this.add(projectId, key, seq)
   }
 
-  private add(projectId: string, key: string): void {
-    const keys = this.keys.get(projectId)
-    if (keys) keys.add(key)
-    else this.keys.set(projectId, new Set([key]))
+  private add(projectId: string, key: string, seq: number): void {
+    const keys = this.seqs.get(projectId)
+    if (keys) keys.set(key, seq)
+    else this.seqs.set(projectId, new Map([[key, seq]]))
   }
 }

@@ -4,6 +4,7 @@
  * pending timers, webhook deliveries). Never on a request's hot path: every list is bounded by a LIMIT.
  */
 import type { Db } from './db.js'
+import { executionRows } from './row-ids.js'
 import type { ExecutionRow, SessionRecord } from './executions.js'
 import type { TimerRow as StoredTimerRow } from './timers.js'
 import type { ActionRow as StoredActionRow } from './actions.js'
@@ -62,8 +63,13 @@ export const recentExecutions = (db: Db, limit: number): ExecutionRow[] =>
     .stmt('SELECT * FROM executions ORDER BY seq DESC LIMIT CAST(? AS INTEGER)')
     .all(limit) as ExecutionRow[]
 
-export const executionRow = (db: Db, id: string): ExecutionRow | undefined =>
-  db.stmt('SELECT * FROM executions WHERE id = ?').get(id) as ExecutionRow | undefined
+export const executionRow = (db: Db, id: string): ExecutionRow | undefined => {
+  const seq = executionRows(db).seqOf(id)
+  return seq === undefined
+    ? undefined
+    : (db.stmt('SELECT * FROM executions WHERE seq = ? AND id = ?').get(seq, id) as
+        ExecutionRow | undefined)
+}
 
 /** The public events of one Turn or Run, in their order. */
 export const eventsOfExecution = (db: Db, id: string, limit: number): EventRow[] =>

@@ -43,11 +43,13 @@ const op = fc.record({ write: fc.oneof(insert, update, remove), rolledBack: fc.b
 
 function write(db: Db, w: OpWrite): void {
   if (w.kind === 'insert') {
+    // Ids are unique (the mock makes them; no index of the store enforces it: 300-ids-in-memory.sql).
     db.stmt(
-      `INSERT OR IGNORE INTO executions (id, seq, kind, project_id, api_key, status, scenario, steps_json, input_json,
+      `INSERT INTO executions (id, kind, project_id, api_key, status, scenario, steps_json, input_json,
          metadata_json, execution_seconds, queue_seconds, max_su, created_at, admitted_at, terminal)
-       VALUES (?, 1, 'TURN', ?, 'k', 'QUEUED', 's', '[]', 'null', '{}', 60, 60, ?, 0, ?, ?)`,
-    ).run(w.id, w.project, w.maxSu, w.admitted ? 1 : null, w.terminal ? 1 : 0)
+       SELECT ?, 'TURN', ?, 'k', 'QUEUED', 's', '[]', 'null', '{}', 60, 60, ?, 0, ?, ?
+       WHERE NOT EXISTS (SELECT 1 FROM executions WHERE id = ?)`,
+    ).run(w.id, w.project, w.maxSu, w.admitted ? 1 : null, w.terminal ? 1 : 0, w.id)
   } else if (w.kind === 'update') {
     db.stmt(`UPDATE executions SET ${w.set} WHERE id = ?`).run(w.id)
   } else {

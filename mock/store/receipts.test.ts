@@ -1,9 +1,9 @@
 /**
- * Receipts (mock/store/idempotency.ts) answer a key never used without reading the store, from a set of the
- * keys that may have a receipt. Whatever happens to the table (receipts put and committed or rolled back,
- * resets committed or rolled back, lookups inside a transaction that emptied it, rows written other than by
- * put, a file store reopened), every stored receipt is still found: a key it misses would replay nothing and
- * create a second execution (IDEM-001, IDEM-008).
+ * Receipts (mock/store/idempotency.ts) find a receipt through a map in memory from (Project, key) to the seq
+ * of its row, and answer a key never used without reading the store. Whatever happens to the table (receipts
+ * put and committed or rolled back, in a savepoint or not, replaced, resets committed or rolled back, lookups
+ * inside a transaction that emptied it, a file store reopened), every stored receipt is found and no other:
+ * a key it misses would replay nothing and create a second execution (IDEM-001, IDEM-008).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -60,47 +60,42 @@ class Lookup implements fc.Command<Model, Real> {
   toString = () => `lookup(${this.p},${this.k})`
 }
 
-/** put() in a transaction, committed or rolled back. */
+/**
+ * put() in a transaction, committed or rolled back; or in a savepoint (a nested tx()) that rolls back while
+ * its transaction commits.
+ */
 class Put implements fc.Command<Model, Real> {
   constructor(
     readonly p: string,
     readonly k: string,
-    readonly commit: boolean,
+    readonly outcome: 'commit' | 'rollback' | 'savepoint rolled back',
   ) {}
   check = () => true
   run(m: Model, r: Real): void {
     const n = ++m.n
+    const put = () => r.receipts.put(receipt(this.p, this.k, n))
     try {
       r.db.tx(() => {
-        r.receipts.put(receipt(this.p, this.k, n))
-        if (!this.commit) throw new Error('rolled back')
+        if (this.outcome === 'savepoint rolled back') {
+          try {
+            r.db.tx(() => {
+              put()
+              throw new Error('savepoint rolled back')
+            })
+          } catch {
+            /* the savepoint only */
+          }
+          return
+        }
+        put()
+        if (this.outcome === 'rollback') throw new Error('rolled back')
       })
     } catch {
       /* rolled back */
     }
-    if (this.commit) m.stored.set(pair(this.p, this.k), `f${n}`)
+    if (this.outcome === 'commit') m.stored.set(pair(this.p, this.k), `f${n}`)
   }
-  toString = () => `put(${this.p},${this.k},${this.commit ? 'commit' : 'rollback'})`
-}
-
-/** A receipt row written by a statement of its own (not put()), committed. */
-class OtherWrite implements fc.Command<Model, Real> {
-  constructor(
-    readonly p: string,
-    readonly k: string,
-  ) {}
-  check = () => true
-  run(m: Model, r: Real): void {
-    const n = ++m.n
-    r.db
-      .stmt(
-        `INSERT OR REPLACE INTO idempotency (project_id, key, operation_id, path, fingerprint, status, body_json, created_at, expires_at)
-         VALUES (?, ?, 'createSession', '/', ?, 202, '{}', 0, ?)`,
-      )
-      .run(this.p, this.k, `f${n}`, FAR)
-    m.stored.set(pair(this.p, this.k), `f${n}`)
-  }
-  toString = () => `otherWrite(${this.p},${this.k})`
+  toString = () => `put(${this.p},${this.k},${this.outcome})`
 }
 
 /**
@@ -145,15 +140,20 @@ const key = fc.constantFrom(...KEYS)
 const commands = (file: boolean) => [
   fc.tuple(project, key).map(([p, k]) => new Lookup(p, k)),
   fc.tuple(project, key).map(([p, k]) => new Lookup(p, k)),
-  fc.tuple(project, key, fc.boolean()).map(([p, k, c]) => new Put(p, k, c)),
-  fc.tuple(project, key).map(([p, k]) => new OtherWrite(p, k)),
+  fc
+    .tuple(
+      project,
+      key,
+      fc.constantFrom<Put['outcome']>('commit', 'rollback', 'savepoint rolled back'),
+    )
+    .map(([p, k, o]) => new Put(p, k, o)),
   fc.tuple(fc.boolean(), project, key).map(([c, p, k]) => new Reset(c, p, k)),
   ...(file ? [fc.constant(new Reopen())] : []),
 ]
 
 let stores = 0
 for (const file of [false, true]) {
-  it(`[IDEM-001] [IDEM-008] finds every stored receipt through puts, rollbacks, resets and other writes${file ? ', a file store reopened' : ''}`, () => {
+  it(`[IDEM-001] [IDEM-008] finds every stored receipt and no other through puts, rollbacks, savepoints and resets${file ? ', a file store reopened' : ''}`, () => {
     fc.assert(
       fc.property(fc.commands(commands(file), { maxCommands: 40 }), (cmds) => {
         const path = file ? join(dir, `s${stores++}.db`) : ':memory:'
@@ -161,12 +161,18 @@ for (const file of [false, true]) {
         const real: Real = { db, receipts: new Receipts(db), path }
         try {
           fc.modelRun(() => ({ model: { stored: new Map(), n: 0 }, real }), cmds)
-          // Every pair, at the end: what the table holds is found.
+          // Every pair, at the end: what the table holds is found, and the table holds one row per pair.
           for (const p of PROJECTS)
             for (const k of KEYS)
               expect(real.receipts.live(p, k, 0)?.fingerprint).toBe(
                 storedRow(real.db, p, k)?.fingerprint,
               )
+          const pairs = real.db.raw
+            .prepare(
+              'SELECT COUNT(*) AS n, COUNT(DISTINCT project_id || char(0) || key) AS d FROM idempotency',
+            )
+            .get() as { n: number; d: number }
+          expect(pairs.n).toBe(pairs.d)
         } finally {
           real.db.close()
         }
@@ -176,7 +182,7 @@ for (const file of [false, true]) {
   })
 }
 
-it('[IDEM-001] reads the keys once, then looks a key never used up without a statement', () => {
+it('[IDEM-001] reads the keys once, then looks a key never used up without a statement and a used one with one', () => {
   const db = openDb(':memory:')
   try {
     const run = db.stmt.bind(db)
@@ -192,8 +198,9 @@ it('[IDEM-001] reads the keys once, then looks a key never used up without a sta
     expect(receipts.live('p2', 'used', 0)).toBeUndefined()
     db.tx(() => receipts.put(receipt('p2', 'other', 2)))
     expect(receipts.live('p2', 'fresh', 0)).toBeUndefined()
-    expect(statements.filter((s) => s.includes('FROM idempotency'))).toEqual([
-      'SELECT project_id, key FROM idempotency',
+    // The one put wrote its row; no lookup of a key never used read anything.
+    expect(statements.filter((s) => s.includes('idempotency'))).toEqual([
+      statements.find((s) => s.includes('INSERT INTO idempotency')),
     ])
     statements.length = 0
     expect(receipts.live('p1', 'used', 0)?.fingerprint).toBe('f1')

@@ -68,11 +68,12 @@ it("[STATE-024] finds a Session's Turns in acceptance order through its number (
         const plan = (
           db.raw
             .prepare(
-              'EXPLAIN QUERY PLAN SELECT id FROM executions WHERE session_seq = (SELECT seq FROM sessions WHERE id = ?) ORDER BY seq',
+              'EXPLAIN QUERY PLAN SELECT id FROM executions WHERE session_seq = (SELECT seq FROM sessions WHERE seq = ? AND id = ?) ORDER BY seq',
             )
-            .all('s0') as { detail: string }[]
+            .all(1, 's0') as { detail: string }[]
         ).map((r) => r.detail)
         expect(plan.join(' | ')).toMatch(/SEARCH executions USING INDEX executions_session/)
+        expect(plan.join(' | ')).toMatch(/SEARCH sessions USING INTEGER PRIMARY KEY/)
       } finally {
         db.close()
       }
