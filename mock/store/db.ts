@@ -36,6 +36,8 @@ export interface Db {
   afterCommit(fn: () => void): void
   /** Calls fn after each committed clearWorld() (a world reset), for what a module keeps beside the store. */
   onWorldCleared(fn: () => void): void
+  /** Calls fn after each tx() or savepoint that rolls back (its writes undone), for what a module keeps beside the store. */
+  onRollback(fn: () => void): void
   /**
    * What a store module keeps beside the store for this connection (an index in memory, say): one value per
    * name, made by make(db) on first use.
@@ -131,6 +133,10 @@ export function openDb(
   /** The outermost tx() running now, with the write mark at its start (cached reads inside it, readCache). */
   const open: OpenTx = { active: false, mark: 0, committed: [] }
   const worldCleared: (() => void)[] = []
+  const rolledBack: (() => void)[] = []
+  const notifyRollback = () => {
+    for (const f of rolledBack) f()
+  }
   const owned = new Map<string, unknown>()
   /** inTransaction, nested in a running tx(): what the savepoint queued for after the commit goes with it. */
   const nested = <T>(fn: () => T): T => {
@@ -139,6 +145,7 @@ export function openDb(
       return inTransaction(fn) as T
     } catch (error) {
       open.committed.length = queued
+      notifyRollback()
       throw error
     }
   }
@@ -164,6 +171,7 @@ export function openDb(
         result = inTransaction(fn) as T
       } catch (error) {
         open.committed.length = 0
+        notifyRollback()
         throw error
       } finally {
         open.active = false
@@ -177,6 +185,9 @@ export function openDb(
     },
     onWorldCleared(fn) {
       worldCleared.push(fn)
+    },
+    onRollback(fn) {
+      rolledBack.push(fn)
     },
     own<T>(name: string, make: (db: Db) => T): T {
       if (owned.has(name)) return owned.get(name) as T

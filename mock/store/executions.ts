@@ -11,6 +11,7 @@ import { columnsExcept } from './rows.js'
 import { memoizeFrozen } from '../util/memo.js'
 import { listItemBytes } from '../domain/list-limits.js'
 import type { OutputContract } from './deployments.js'
+import { projectLoads, type ProjectLoad } from './project-load.js'
 import { executionRows, sessionRows } from './row-ids.js'
 
 export type SessionRecord = {
@@ -219,38 +220,40 @@ export function insertExecution(db: Db, e: ExecutionRecord): void {
     e.terminal
   )
     throw new Error(`insertExecution: ${e.id} is not a new execution (QUEUED, not admitted)`)
-  // seq: the rowid (acceptance order: SQLite gives a new row the largest rowid plus one), read back as the
-  // last insert rowid: RETURNING would keep its row in a temporary b-tree, built and torn down on every insert.
-  const info = db
-    .stmt(
-      `INSERT INTO executions (id, kind, project_id, api_key, deployment_id, session_id, session_seq, workflow_id, published_version, status, error_json,
-       scenario, steps_json, input_json, metadata_json, execution_seconds, queue_seconds, max_su, spent_su, usage_status,
-       created_at, admitted_at, started_at, completed_at, terminal, run_json, queue_due_at, queue_timer_seq)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'QUEUED', NULL, ?, ?, ?, ?, ?, ?, ?, 0, 'PENDING', ?, NULL, NULL, NULL, 0, ?, ?, ?)`,
-    )
-    .run(
-      e.id,
-      e.kind,
-      e.project_id,
-      e.api_key,
-      e.deployment_id,
-      e.session_id,
-      e.session_seq,
-      e.workflow_id,
-      e.published_version,
-      e.scenario,
-      stepsJson(e.steps),
-      JSON.stringify(e.input ?? null),
-      JSON.stringify(e.metadata),
-      e.execution_seconds,
-      e.queue_seconds,
-      e.max_su,
-      e.created_at,
-      e.run ? JSON.stringify(e.run) : null,
-      e.queue_due_at,
-      e.queue_timer_seq,
-    )
-  e.seq = Number(info.lastInsertRowid)
+  projectLoads(db).write(e, () => {
+    // seq: the rowid (acceptance order: SQLite gives a new row the largest rowid plus one), read back as the
+    // last insert rowid: RETURNING would keep its row in a temporary b-tree, built and torn down on every insert.
+    const info = db
+      .stmt(
+        `INSERT INTO executions (id, kind, project_id, api_key, deployment_id, session_id, session_seq, workflow_id, published_version, status, error_json,
+         scenario, steps_json, input_json, metadata_json, execution_seconds, queue_seconds, max_su, spent_su, usage_status,
+         created_at, admitted_at, started_at, completed_at, terminal, run_json, queue_due_at, queue_timer_seq)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'QUEUED', NULL, ?, ?, ?, ?, ?, ?, ?, 0, 'PENDING', ?, NULL, NULL, NULL, 0, ?, ?, ?)`,
+      )
+      .run(
+        e.id,
+        e.kind,
+        e.project_id,
+        e.api_key,
+        e.deployment_id,
+        e.session_id,
+        e.session_seq,
+        e.workflow_id,
+        e.published_version,
+        e.scenario,
+        stepsJson(e.steps),
+        JSON.stringify(e.input ?? null),
+        JSON.stringify(e.metadata),
+        e.execution_seconds,
+        e.queue_seconds,
+        e.max_su,
+        e.created_at,
+        e.run ? JSON.stringify(e.run) : null,
+        e.queue_due_at,
+        e.queue_timer_seq,
+      )
+    e.seq = Number(info.lastInsertRowid)
+  })
   executionRows(db).add(e.id, e.seq)
 }
 
@@ -273,6 +276,10 @@ export function viewExecution(db: Db, id: string): Readonly<ExecutionRecord> | u
 
 /** Writes the mutable fields of an execution back. */
 export function saveExecution(db: Db, e: ExecutionRecord): void {
+  projectLoads(db).write(e, () => updateExecution(db, e))
+}
+
+function updateExecution(db: Db, e: ExecutionRecord): void {
   db.stmt(
     `UPDATE executions SET status = ?, error_json = ?, spent_su = ?, usage_status = ?, admitted_at = ?, started_at = ?,
        completed_at = ?, terminal = ?, progress_completed = ?, run_steps_json = ?, deleted_at = ?, cancel_outcome = ?,
@@ -448,24 +455,11 @@ export function countOutputs(db: Db, executionId: string): number {
   ).n
 }
 
-/**
- * A Project's open (not terminal) executions as the triggers of project_load count them (schema
- * 240-project-load.sql): how many, how many wait for a slot, and an upper bound of what they hold in reserve
- * (the sum of their max_su rounded up to millionths, in SU).
- */
-export type ProjectLoad = { open: number; waiting: number; maxSuBound: number }
+export type { ProjectLoad }
 
+/** A Project's open (not terminal) executions, as counted in memory (store/project-load.ts). */
 export function projectLoad(db: Db, projectId: string): ProjectLoad {
-  const row = db
-    .stmt('SELECT open_n, waiting_n, max_su_micro FROM project_load WHERE project_id = ?')
-    .get(projectId) as { open_n: number; waiting_n: number; max_su_micro: number } | undefined
-  if (!row) return { open: 0, waiting: 0, maxSuBound: 0 }
-  return {
-    open: row.open_n,
-    waiting: row.waiting_n,
-    // A sum past 2^53 millionths (or one SQLite made a REAL) bounds nothing exactly.
-    maxSuBound: Number.isSafeInteger(row.max_su_micro) ? row.max_su_micro / 1e6 : Infinity,
-  }
+  return projectLoads(db).of(projectId)
 }
 
 /** SU reserved by a Project's open executions: each holds its max_su less what it already spent. */

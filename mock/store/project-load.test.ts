@@ -1,12 +1,20 @@
 /**
- * project_load (schema 240-project-load.sql): whatever is written to executions (inserts, status changes,
- * admissions, ends, deletes, writes rolled back), a Project's counts are what counting its open executions
- * now gives, and its max_su bound is never below what they hold in reserve.
+ * A Project's load (store/project-load.ts, counted in memory): whatever is written to executions (by the
+ * store's writers insertExecution and saveExecution, or by SQL of its own: inserts, status changes, admissions,
+ * ends, deletes; committed, rolled back, in savepoints rolled back; resets), a Project's counts are what
+ * counting its open executions now gives, and its max_su bound is never below what they hold in reserve.
  */
 import fc from 'fast-check'
 import { expect, it } from 'vitest'
 import { openDb, type Db } from './db.js'
-import { openReservations, projectLoad } from './executions.js'
+import {
+  getExecution,
+  insertExecution,
+  openReservations,
+  projectLoad,
+  saveExecution,
+  type ExecutionRecord,
+} from './executions.js'
 
 const PROJECTS = ['p1', 'p2']
 const IDS = ['e1', 'e2', 'e3', 'e4']
@@ -82,7 +90,7 @@ function expectCounted(db: Db): void {
   }
 }
 
-it('counts every Project’s open and waiting executions through any write, and bounds their reservations', () => {
+it('counts every Project’s open and waiting executions through any write of SQL of its own, and bounds their reservations', () => {
   fc.assert(
     fc.property(fc.array(op, { maxLength: 30 }), (ops) => {
       const db = openDb()
@@ -101,6 +109,109 @@ it('counts every Project’s open and waiting executions through any write, and 
         }
         db.tx(() => db.clearWorld())
         expectCounted(db)
+      } finally {
+        db.close()
+      }
+    }),
+    { numRuns: 200 },
+  )
+})
+
+/** A new execution as acceptExecution stores it (QUEUED, not admitted). */
+const fresh = (n: number, project: string, maxSu: number): ExecutionRecord => ({
+  id: `x${n}`,
+  seq: 0,
+  kind: 'TURN',
+  project_id: project,
+  api_key: 'k',
+  deployment_id: null,
+  session_id: null,
+  session_seq: null,
+  workflow_id: null,
+  published_version: null,
+  status: 'QUEUED',
+  error: null,
+  scenario: 's',
+  steps: [],
+  input: null,
+  metadata: {},
+  execution_seconds: 60,
+  queue_seconds: 60,
+  max_su: maxSu,
+  spent_su: 0,
+  usage_status: 'PENDING',
+  created_at: 0,
+  admitted_at: null,
+  started_at: null,
+  completed_at: null,
+  terminal: false,
+  queue_due_at: null,
+  queue_timer_seq: null,
+})
+
+type StoreOp =
+  | { kind: 'insert'; project: string; maxSu: number }
+  | { kind: 'admit' | 'end' | 'start'; which: number }
+  | { kind: 'reset' }
+const storeOp: fc.Arbitrary<StoreOp> = fc.oneof(
+  fc.record({
+    kind: fc.constant('insert' as const),
+    project: fc.constantFrom(...PROJECTS),
+    maxSu: fc.constantFrom(0.1, 0.2, 1, 100, 1e-9),
+  }),
+  fc.record({
+    kind: fc.constantFrom('admit' as const, 'end' as const, 'start' as const),
+    which: fc.nat(20),
+  }),
+  fc.constant({ kind: 'reset' as const }),
+)
+const outcome = fc.constantFrom('commit', 'rollback', 'savepoint rolled back')
+
+it('counts every Project’s open and waiting executions through the store’s writers: committed, rolled back, in savepoints, across resets', () => {
+  fc.assert(
+    fc.property(fc.array(fc.record({ op: storeOp, outcome }), { maxLength: 30 }), (ops) => {
+      const db = openDb()
+      let n = 0
+      try {
+        for (const { op, outcome } of ops) {
+          const apply = () => {
+            if (op.kind === 'insert') insertExecution(db, fresh(++n, op.project, op.maxSu))
+            else if (op.kind === 'reset') db.clearWorld()
+            else {
+              const ids = db.raw.prepare('SELECT id FROM executions ORDER BY seq').all() as {
+                id: string
+              }[]
+              if (ids.length === 0) return
+              const e = getExecution(db, ids[op.which % ids.length]!.id)!
+              if (op.kind === 'admit') e.admitted_at = 1
+              else if (op.kind === 'start') e.status = 'RUNNING'
+              else e.terminal = true
+              saveExecution(db, e)
+            }
+            // Read inside the transaction too: what it reads must not outlive a rollback.
+            expectCounted(db)
+          }
+          try {
+            db.tx(() => {
+              if (outcome === 'savepoint rolled back') {
+                try {
+                  db.tx(() => {
+                    apply()
+                    throw new Error('savepoint')
+                  })
+                } catch {
+                  /* the savepoint only */
+                }
+                return
+              }
+              apply()
+              if (outcome === 'rollback') throw new Error('roll back')
+            })
+          } catch {
+            /* rolled back */
+          }
+          expectCounted(db)
+        }
       } finally {
         db.close()
       }
