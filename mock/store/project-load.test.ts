@@ -7,6 +7,7 @@
 import fc from 'fast-check'
 import { expect, it } from 'vitest'
 import { openDb, type Db } from './db.js'
+import { inTx, TX_OUTCOMES } from './test-stores.js'
 import {
   getExecution,
   insertExecution,
@@ -165,7 +166,7 @@ const storeOp: fc.Arbitrary<StoreOp> = fc.oneof(
   }),
   fc.constant({ kind: 'reset' as const }),
 )
-const outcome = fc.constantFrom('commit', 'rollback', 'savepoint rolled back')
+const outcome = fc.constantFrom(...TX_OUTCOMES)
 
 it('counts every Project’s open and waiting executions through the store’s writers: committed, rolled back, in savepoints, across resets', () => {
   fc.assert(
@@ -191,25 +192,7 @@ it('counts every Project’s open and waiting executions through the store’s w
             // Read inside the transaction too: what it reads must not outlive a rollback.
             expectCounted(db)
           }
-          try {
-            db.tx(() => {
-              if (outcome === 'savepoint rolled back') {
-                try {
-                  db.tx(() => {
-                    apply()
-                    throw new Error('savepoint')
-                  })
-                } catch {
-                  /* the savepoint only */
-                }
-                return
-              }
-              apply()
-              if (outcome === 'rollback') throw new Error('roll back')
-            })
-          } catch {
-            /* rolled back */
-          }
+          inTx(db, outcome, apply)
           expectCounted(db)
         }
       } finally {

@@ -12,6 +12,7 @@ import fc from 'fast-check'
 import { afterAll, expect, it } from 'vitest'
 import { openDb, type Db } from './db.js'
 import { Receipts, type IdempotencyRecord } from './idempotency.js'
+import { inTx, TX_OUTCOMES, type TxOutcome } from './test-stores.js'
 
 const PROJECTS = ['p1', 'p2']
 const KEYS = ['k1', 'k2', 'k3']
@@ -60,39 +61,17 @@ class Lookup implements fc.Command<Model, Real> {
   toString = () => `lookup(${this.p},${this.k})`
 }
 
-/**
- * put() in a transaction, committed or rolled back; or in a savepoint (a nested tx()) that rolls back while
- * its transaction commits.
- */
+/** put() in a transaction that commits, rolls back, or commits around a savepoint that rolls back. */
 class Put implements fc.Command<Model, Real> {
   constructor(
     readonly p: string,
     readonly k: string,
-    readonly outcome: 'commit' | 'rollback' | 'savepoint rolled back',
+    readonly outcome: TxOutcome,
   ) {}
   check = () => true
   run(m: Model, r: Real): void {
     const n = ++m.n
-    const put = () => r.receipts.put(receipt(this.p, this.k, n))
-    try {
-      r.db.tx(() => {
-        if (this.outcome === 'savepoint rolled back') {
-          try {
-            r.db.tx(() => {
-              put()
-              throw new Error('savepoint rolled back')
-            })
-          } catch {
-            /* the savepoint only */
-          }
-          return
-        }
-        put()
-        if (this.outcome === 'rollback') throw new Error('rolled back')
-      })
-    } catch {
-      /* rolled back */
-    }
+    inTx(r.db, this.outcome, () => r.receipts.put(receipt(this.p, this.k, n)))
     if (this.outcome === 'commit') m.stored.set(pair(this.p, this.k), `f${n}`)
   }
   toString = () => `put(${this.p},${this.k},${this.outcome})`
@@ -140,13 +119,7 @@ const key = fc.constantFrom(...KEYS)
 const commands = (file: boolean) => [
   fc.tuple(project, key).map(([p, k]) => new Lookup(p, k)),
   fc.tuple(project, key).map(([p, k]) => new Lookup(p, k)),
-  fc
-    .tuple(
-      project,
-      key,
-      fc.constantFrom<Put['outcome']>('commit', 'rollback', 'savepoint rolled back'),
-    )
-    .map(([p, k, o]) => new Put(p, k, o)),
+  fc.tuple(project, key, fc.constantFrom(...TX_OUTCOMES)).map(([p, k, o]) => new Put(p, k, o)),
   fc.tuple(fc.boolean(), project, key).map(([c, p, k]) => new Reset(c, p, k)),
   ...(file ? [fc.constant(new Reopen())] : []),
 ]

@@ -12,7 +12,7 @@ import fc from 'fast-check'
 import { afterAll, expect, it } from 'vitest'
 import { openDb, type Db } from './db.js'
 import { Receipts } from './idempotency.js'
-import { upgraded } from './test-stores.js'
+import { inTx, TX_OUTCOMES, upgraded, type TxOutcome } from './test-stores.js'
 import {
   getExecution,
   getSession,
@@ -78,37 +78,18 @@ type Model = { sessions: Map<string, string[]>; used: string[]; n: number }
 
 /** A Session with one Turn stored in a transaction: committed, rolled back, or in a savepoint rolled back. */
 class Create implements fc.Command<Model, Real> {
-  constructor(readonly outcome: 'commit' | 'rollback' | 'savepoint rolled back') {}
+  constructor(readonly outcome: TxOutcome) {}
   check = () => true
   run(m: Model, r: Real): void {
     const n = ++m.n
     const s = session(`s${n}`)
     const t = turn(`t${n}`, s)
     m.used.push(s.id, t.id)
-    const insert = () => {
+    inTx(r.db, this.outcome, () => {
       insertSession(r.db, s)
       t.session_seq = s.seq
       insertExecution(r.db, t)
-    }
-    try {
-      r.db.tx(() => {
-        if (this.outcome === 'savepoint rolled back') {
-          try {
-            r.db.tx(() => {
-              insert()
-              throw new Error('savepoint rolled back')
-            })
-          } catch {
-            /* the savepoint only */
-          }
-          return
-        }
-        insert()
-        if (this.outcome === 'rollback') throw new Error('rolled back')
-      })
-    } catch {
-      /* rolled back */
-    }
+    })
     if (this.outcome === 'commit') m.sessions.set(s.id, [t.id])
   }
   toString = () => `create(${this.outcome})`
@@ -203,9 +184,7 @@ class ReadAll implements fc.Command<Model, Real> {
 }
 
 const commands = (file: boolean) => [
-  fc
-    .constantFrom<Create['outcome']>('commit', 'rollback', 'savepoint rolled back')
-    .map((o) => new Create(o)),
+  fc.constantFrom(...TX_OUTCOMES).map((o) => new Create(o)),
   fc.constant(new OtherInsert()),
   fc.constant(new Delete()),
   fc.boolean().map((c) => new Reset(c)),

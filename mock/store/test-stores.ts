@@ -1,4 +1,7 @@
-/** Test helper for schema upgrades: a kept store made by an earlier version, then opened with every migration. */
+/**
+ * Test helpers: schema upgrades (a kept store made by an earlier version, then opened with every migration), and
+ * writes run in a transaction that commits, rolls back, or commits around a savepoint that rolls back.
+ */
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -33,5 +36,34 @@ export function upgraded(first: string, fill: (old: Db) => void, check: (db: Db)
   } finally {
     rmSync(before, { recursive: true, force: true })
     rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** How a write's transaction ends: committed, rolled back, or committed around a savepoint rolled back. */
+export type TxOutcome = 'commit' | 'rollback' | 'savepoint rolled back'
+
+export const TX_OUTCOMES: readonly TxOutcome[] = ['commit', 'rollback', 'savepoint rolled back']
+
+/** Runs write in db.tx() (in a nested tx(), a savepoint, for 'savepoint rolled back'), ended as outcome says. */
+export function inTx(db: Db, outcome: TxOutcome, write: () => void): void {
+  const undo = new Error('undone by the test')
+  try {
+    db.tx(() => {
+      if (outcome === 'savepoint rolled back') {
+        try {
+          db.tx(() => {
+            write()
+            throw undo
+          })
+        } catch (error) {
+          if (error !== undo) throw error
+        }
+        return
+      }
+      write()
+      if (outcome === 'rollback') throw undo
+    })
+  } catch (error) {
+    if (error !== undo) throw error
   }
 }

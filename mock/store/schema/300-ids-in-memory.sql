@@ -74,32 +74,5 @@ DROP TABLE executions;
 ALTER TABLE executions_new RENAME TO executions;
 CREATE INDEX executions_slots ON executions (project_id, terminal, admitted_at, seq);
 CREATE INDEX executions_session ON executions (session_seq, seq) WHERE session_seq IS NOT NULL;
--- The triggers of the Project's load (240-project-load.sql) went with the old table: the same again. The copy
--- above fired none, so project_load still counts every open execution once.
-CREATE TRIGGER executions_load_insert AFTER INSERT ON executions WHEN NEW.terminal = 0
-BEGIN
-  INSERT INTO project_load (project_id, open_n, waiting_n, max_su_micro)
-    VALUES (NEW.project_id, 1, NEW.admitted_at IS NULL, CAST(NEW.max_su * 1000000 AS INTEGER) + 1)
-    ON CONFLICT (project_id) DO UPDATE SET open_n = open_n + 1, waiting_n = waiting_n + excluded.waiting_n,
-      max_su_micro = max_su_micro + excluded.max_su_micro;
-END;
-CREATE TRIGGER executions_load_delete AFTER DELETE ON executions WHEN OLD.terminal = 0
-BEGIN
-  UPDATE project_load SET open_n = open_n - 1, waiting_n = waiting_n - (OLD.admitted_at IS NULL),
-      max_su_micro = max_su_micro - (CAST(OLD.max_su * 1000000 AS INTEGER) + 1)
-    WHERE project_id = OLD.project_id;
-END;
-CREATE TRIGGER executions_load_update AFTER UPDATE OF project_id, terminal, admitted_at, max_su ON executions
-  WHEN (OLD.terminal = 0 OR NEW.terminal = 0) AND (OLD.project_id IS NOT NEW.project_id
-    OR OLD.terminal IS NOT NEW.terminal OR (OLD.admitted_at IS NULL) IS NOT (NEW.admitted_at IS NULL)
-    OR OLD.max_su IS NOT NEW.max_su)
-BEGIN
-  UPDATE project_load SET open_n = open_n - 1, waiting_n = waiting_n - (OLD.admitted_at IS NULL),
-      max_su_micro = max_su_micro - (CAST(OLD.max_su * 1000000 AS INTEGER) + 1)
-    WHERE project_id = OLD.project_id AND OLD.terminal = 0;
-  INSERT INTO project_load (project_id, open_n, waiting_n, max_su_micro)
-    SELECT NEW.project_id, 1, NEW.admitted_at IS NULL, CAST(NEW.max_su * 1000000 AS INTEGER) + 1
-    WHERE NEW.terminal = 0
-    ON CONFLICT (project_id) DO UPDATE SET open_n = open_n + 1, waiting_n = waiting_n + excluded.waiting_n,
-      max_su_micro = max_su_micro + excluded.max_su_micro;
-END;
+-- The triggers that counted the Project's load (240-project-load.sql) went with the old table; the load is
+-- counted in memory from here on (320-project-load-in-memory.sql drops project_load).
