@@ -619,10 +619,9 @@ export function tablesRead(sql: string): string[] {
   return [...new Set(Array.from(sql.matchAll(/\b(?:FROM|JOIN)\s+"?(\w+)"?/gi), (m) => m[1]!))]
 }
 
-/** Db.tx's outermost transaction: whether one runs now, and WriteGenerations.mark() at its start. */
 /**
- * The outermost tx() running now (active), the write mark at its start, and what runs once it commits
- * (afterCommit).
+ * Db.tx's outermost transaction: whether one runs now, WriteGenerations.mark() at its start, and what runs
+ * once it commits (afterCommit).
  */
 type OpenTx = { active: boolean; mark: number; committed: (() => void)[] }
 
