@@ -1,6 +1,6 @@
 /**
  * The Project's wait list before 429 CONCURRENCY_LIMIT is a fixture setting (assumed; default 10); the SU
- * balance check decides as the exact sum of open reservations would (project_load's bound only skips the sum).
+ * balance check decides as the exact sum of open reservations would (the Project's load bound, store/project-load.ts, only skips the sum).
  */
 import fc from 'fast-check'
 import { expect, it } from 'vitest'
@@ -45,7 +45,7 @@ it('[CONC-002] refuses the acceptance after max_waiting_executions wait with 429
   mock.close()
 })
 
-it('[ERR-080][ERR-017] accepts a Turn exactly when the balance less the open reservations covers its max_su, whatever the bound of project_load says', async () => {
+it('[ERR-080][ERR-017] accepts a Turn exactly when the balance less the open reservations covers its max_su, whatever the bound of the Project’s load says', async () => {
   await fc.assert(
     fc.asyncProperty(
       fc.constantFrom(1, 0.9, 2.5),

@@ -1,6 +1,6 @@
 /**
  * The Project budget check (BUD-003 daily, BUD-004 monthly, BUD-005 UTC windows) decides as the exact sums of
- * the ledger would: usage_days' bounds and the open executions' bound (project_load) only skip the sums when
+ * the ledger would: usage_days' bounds and the open executions' bound (the Project's load, store/project-load.ts) only skip the sums when
  * even the bounds leave room, so for any settled spend and any open executions (running with some SU spent, or
  * waiting), whether near a budget's edge or far below it, acceptance and refusal are those of the exact check.
  */
@@ -56,7 +56,7 @@ it('accepts and refuses as the exact sums do, at and around both budgets’ edge
     { maxLength: 12 },
   )
   // Open executions of the Project: running ones commit MAX(max_su, spent_su) (the executor keeps spent_su at
-  // or below max_su), waiting ones nothing; all of them count in project_load's bound.
+  // or below max_su), waiting ones nothing; all of them count in the Project's load bound.
   const open = fc.array(
     fc.record({
       maxSu: fc.oneof(

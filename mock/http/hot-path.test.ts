@@ -95,8 +95,9 @@ it('runs as many statements for a Turn read with 1 Session stored as with 120', 
 
 it('creates a Session that waits for a slot in a bounded number of statements, however many wait', async () => {
   // Both slots taken; then every creation waits. The waiting cap and the SU checks read the Project's counts
-  // (project_load), not its open executions, so the count is the same with 1 waiting as with 9. Without
-  // call-rate limits: the statements counted are the creation's.
+  // (kept in memory, store/project-load.ts), not its open executions, so the count is the same with 1 waiting
+  // as with 9. Without call-rate limits: the statements counted are the creation's, once its reads are kept:
+  // the Session's, the Turn's and the receipt's inserts.
   mock.close()
   await start({ rateLimits: false })
   const counts: number[] = []
@@ -108,6 +109,7 @@ it('creates a Session that waits for a slot in a bounded number of statements, h
   // the Project's queue timeout, execution/queue-timeouts.ts); from then on the count is the same.
   expect(new Set(counts.slice(2)).size).toBe(1)
   expect(Math.max(...counts)).toBeLessThanOrEqual(8)
+  expect(counts.at(-1)).toBe(3)
 })
 
 /** The statement's bytecode opcodes (EXPLAIN), with placeholder parameters. */

@@ -313,7 +313,7 @@ export function benchmarksMarkdown(r: Results): string {
     "  until 1,000 newer ones pushed them out (the journal, the referee's findings): both are rings of slots now.",
     '- POST Session replay: the body read and its validation, the fingerprint (canonical JSON and SHA-256, now',
     "  kept per body text), the referee's body digest (kept per body text) and the stored answer.",
-    '- POST Session with a fresh key: a transaction of 4 statements once its reads are kept (was about 20:',
+    '- POST Session with a fresh key: a transaction of 3 statements once its reads are kept (was about 20:',
     '  per-Project load counts kept in memory, per-day settled SU by triggers; the budget check bounded by the',
     '  load and by day sums kept between settlements; no receipt read for a key never used; no timer for a',
     "  creation that waits behind its Project's earlier queue deadline) and the bus listeners. It writes 5",
