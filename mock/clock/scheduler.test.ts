@@ -367,6 +367,36 @@ describe('scheduler', () => {
     expect(scheduler.pending()).toBe(0)
   })
 
+  it('runs a failed timer kind’s recovery in the drop, and drops the timer even when the recovery fails too', async () => {
+    const mock = await mockWith((k) =>
+      k.register<string>(
+        'test.chain',
+        (name) => {
+          throw new Error(`handler broke on ${name}`)
+        },
+        {
+          afterFailure: (name, { deps }) => {
+            deps.db.stmt("INSERT INTO meta (key, value) VALUES ('recovered', ?)").run(name)
+            if (name === 'worse') throw new Error('recovery broke')
+          },
+        },
+      ),
+    )
+    const { scheduler, clock, db } = mock.deps
+    scheduler.schedule('test.chain', clock.nowMs() + 1, 'bad')
+    const error = await scheduler.advanceTo(clock.nowMs() + 10).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(TimerFailuresError)
+    expect(db.stmt("SELECT value FROM meta WHERE key = 'recovered'").get()).toEqual({
+      value: 'bad',
+    })
+    db.stmt("DELETE FROM meta WHERE key = 'recovered'").run()
+    // A recovery that throws rolls back its own work only: the timer is still dropped.
+    scheduler.schedule('test.chain', clock.nowMs() + 1, 'worse')
+    await scheduler.advanceTo(clock.nowMs() + 10).catch(() => undefined)
+    expect(db.stmt("SELECT value FROM meta WHERE key = 'recovered'").get()).toBeUndefined()
+    expect(scheduler.pending()).toBe(0)
+  })
+
   it('serializes concurrent advances', async () => {
     const seen: number[] = []
     const mock = await mockWith((k) =>

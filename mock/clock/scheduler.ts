@@ -284,11 +284,13 @@ export class Scheduler {
         try {
           effects = db.tx(() => this.fire(timer, parsed))
         } catch (error) {
-          // The failed firing rolled back; drop the timer so it cannot fail again forever.
+          // The failed firing rolled back; drop the timer so it cannot fail again forever (and keep what
+          // its kind says must outlive it: TimerKinds, afterFailure).
           db.tx(() => {
             clock.moveTo(timer.due_at)
             clock.persist()
             deleteTimer(db, timer.id)
+            this.recover(timer, parsed)
           })
           failures.push({ id: timer.id, kind: timer.kind, error })
           this.opts.log.error('timer handler failed', {
@@ -321,6 +323,24 @@ export class Scheduler {
   }
 
   /** One firing, inside its transaction: clock to the due time, delete the row, run the handler. */
+  /** A failed timer's recovery (its kind's afterFailure), in a savepoint: a throw is logged, not thrown. */
+  private recover(timer: TimerRow, parsed: { payload: unknown } | undefined): void {
+    const recovery = this.kinds.recoveryOf(timer.kind)
+    if (!recovery) return
+    try {
+      this.opts.db.tx(() => {
+        const payload = parsed ? parsed.payload : (JSON.parse(timer.payload_json) as unknown)
+        recovery(payload, { deps: this.opts.context(), timer, nowMs: this.opts.clock.nowMs() })
+      })
+    } catch (error) {
+      this.opts.log.error('timer recovery failed', {
+        kind: timer.kind,
+        timer_id: timer.id,
+        error: errorText(error),
+      })
+    }
+  }
+
   private fire(timer: TimerRow, parsed: { payload: unknown } | undefined): readonly SideEffect[] {
     const { db, clock } = this.opts
     const nowMs = clock.moveTo(timer.due_at)

@@ -35,15 +35,27 @@ export type TimerHandler<P = unknown> = (
  */
 export type TimerWait<P = unknown> = (payload: P, deps: Deps) => Promise<void> | undefined
 
+/**
+ * Runs when a timer of the kind failed (its handler threw: the firing rolled back and the timer is dropped so
+ * that it cannot fail again forever), in the transaction that drops it, in a savepoint of its own: what must
+ * not be lost with the timer (a chain of timers that the handler would have carried on). Its side effects are
+ * not run; a throw is logged and rolls back this work only.
+ */
+export type TimerRecovery<P = unknown> = (payload: P, ctx: TimerContext) => void
+
 export class TimerKinds {
   private readonly handlers = new Map<TimerKind, TimerHandler>()
   private readonly waits = new Map<TimerKind, TimerWait>()
+  private readonly recoveries = new Map<TimerKind, TimerRecovery>()
 
-  /** Registers the handler of a kind (and what its timers wait for, if anything); a kind is registered once. */
+  /**
+   * Registers the handler of a kind (and what its timers wait for, and what follows a failed firing, if
+   * anything); a kind is registered once.
+   */
   register<P>(
     kind: TimerKind,
     handler: TimerHandler<P>,
-    opts: { waitFor?: TimerWait<P> } = {},
+    opts: { waitFor?: TimerWait<P>; afterFailure?: TimerRecovery<P> } = {},
   ): this {
     if (!TIMER_KIND_PATTERN.test(kind)) {
       throw new Error(
@@ -53,7 +65,12 @@ export class TimerKinds {
     if (this.handlers.has(kind)) throw new Error(`timer kind "${kind}" is already registered`)
     this.handlers.set(kind, handler as TimerHandler)
     if (opts.waitFor) this.waits.set(kind, opts.waitFor as TimerWait)
+    if (opts.afterFailure) this.recoveries.set(kind, opts.afterFailure as TimerRecovery)
     return this
+  }
+
+  recoveryOf(kind: TimerKind): TimerRecovery | undefined {
+    return this.recoveries.get(kind)
   }
 
   get(kind: TimerKind): TimerHandler | undefined {

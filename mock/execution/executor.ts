@@ -203,21 +203,32 @@ export function registerExecutionTimers(kinds: TimerKinds): void {
         'A step of the Run did not start within queue_seconds or the whole-Run queue total of 3,600 seconds.',
       )
   })
-  kinds.register<QueueTimeoutPayload>(QUEUE_TIMEOUT, ({ id, project_id }, { deps }) => {
-    // The Project's queue timeout (execution/queue-timeouts.ts): its execution expires if it has not started,
-    // and the Project's next one is armed.
-    const e = getExecution(deps.db, id)
-    if (e && !e.terminal && e.status === 'QUEUED')
-      finishExecution(
-        deps,
-        e,
-        'EXPIRED',
-        'QUEUE_TIMEOUT',
-        'The execution did not start within queue_seconds.',
-      )
-    const projectId = project_id ?? e?.project_id
-    if (projectId !== undefined) armNextQueueTimeout(deps, projectId)
-  })
+  kinds.register<QueueTimeoutPayload>(
+    QUEUE_TIMEOUT,
+    ({ id, project_id }, { deps }) => {
+      // The Project's queue timeout (execution/queue-timeouts.ts): its execution expires if it has not started,
+      // and the Project's next one is armed.
+      const e = getExecution(deps.db, id)
+      if (e && !e.terminal && e.status === 'QUEUED')
+        finishExecution(
+          deps,
+          e,
+          'EXPIRED',
+          'QUEUE_TIMEOUT',
+          'The execution did not start within queue_seconds.',
+        )
+      const projectId = project_id ?? e?.project_id
+      if (projectId !== undefined) armNextQueueTimeout(deps, projectId)
+    },
+    {
+      // A firing that failed (a bug) leaves its execution waiting; the Project's later ones still expire on
+      // time: the chain goes on from the next key after the failed timer's.
+      afterFailure: ({ project_id }, { deps, timer }) => {
+        if (project_id !== undefined)
+          armNextQueueTimeout(deps, project_id, { due_at: timer.due_at, seq: timer.seq })
+      },
+    },
+  )
   kinds.register<{ id: string }>('run.deadline', ({ id }, { deps }) => {
     // STATE-014: the whole-Run deadline (run_seconds) ends any non-terminal Run EXPIRED.
     const e = getExecution(deps.db, id)

@@ -157,6 +157,45 @@ it('[STATE-006] expires a Turn with a short queue window accepted behind one wit
   }
 })
 
+it('[STATE-006] expires the Project’s later waiting Turns on time after a queue timeout whose firing failed', async () => {
+  const mock = await createMock({ rateLimits: false })
+  const r: Real = { mock, turns: [], keys: 0 }
+  try {
+    // Both slots taken by slow Turns; then three waiting Turns with windows of 5, 10 and 15 s.
+    await accept(r, 600, 'slow')
+    await accept(r, 600, 'slow')
+    await accept(r, 5, 'slow')
+    await accept(r, 10, 'slow')
+    await accept(r, 15, 'slow')
+    const [broken, next, last] = [2, 3, 4].map((i) => r.turns[i]!.turn)
+    // A bug in whatever the first one's expiry sets off: its firing throws and rolls back.
+    mock.deps.bus.execution.on((_deps, event) => {
+      if (
+        event.type === 'status' &&
+        event.execution.id === broken &&
+        event.execution.status === 'EXPIRED'
+      )
+        throw new Error('a listener failed')
+    })
+    await expect(mock.clock.advance(15)).rejects.toThrow()
+    const status = (id: string) => {
+      const e = getExecution(mock.deps.db, id)!
+      return [
+        e.status,
+        e.error?.code,
+        e.completed_at === null ? null : e.completed_at - e.created_at,
+      ]
+    }
+    // The failed one is left waiting (its timer dropped so that it cannot fail forever); the Project's later
+    // ones still expire, each at its own deadline.
+    expect(status(broken!)).toEqual(['QUEUED', undefined, null])
+    expect(status(next!)).toEqual(['EXPIRED', 'QUEUE_TIMEOUT', 10_000])
+    expect(status(last!)).toEqual(['EXPIRED', 'QUEUE_TIMEOUT', 15_000])
+  } finally {
+    mock.close()
+  }
+})
+
 it('[STATE-006] starts a Turn whose first script step is due at its queue deadline: the step comes first, as it was scheduled first', async () => {
   const mock = await createMock({ rateLimits: false })
   const r: Real = { mock, turns: [], keys: 0 }

@@ -52,8 +52,12 @@ export function armQueueTimeout(
  * After a queue timeout fired: arms the Project's next one, the earliest of its executions that have not
  * started (none: nothing is armed until the next acceptance).
  */
-export function armNextQueueTimeout(deps: Deps, projectId: string): void {
-  const next = firstQueuedOf(deps.db, projectId)
+export function armNextQueueTimeout(
+  deps: Deps,
+  projectId: string,
+  after?: { due_at: number; seq: number },
+): void {
+  const next = firstQueuedOf(deps.db, projectId, after)
   if (next) arm(deps, projectId, next.id, next.queue_due_at, next.queue_timer_seq)
 }
 

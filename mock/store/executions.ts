@@ -306,19 +306,23 @@ function updateExecution(db: Db, e: ExecutionRecord): void {
 
 /**
  * The Project's not yet started execution (QUEUED) whose queue timeout comes first, in timer order (due_at,
- * seq), searched among the Project's open executions (at most its slots and its waiting cap).
+ * seq), searched among the Project's open executions (at most its slots and its waiting cap); with `after`,
+ * the first whose key comes after that one.
  */
 export function firstQueuedOf(
   db: Db,
   projectId: string,
+  after: { due_at: number; seq: number } = { due_at: -Infinity, seq: 0 },
 ): { id: string; queue_due_at: number; queue_timer_seq: number } | undefined {
   return db
     .stmt(
       `SELECT id, queue_due_at, queue_timer_seq FROM executions
        WHERE project_id = ? AND terminal = 0 AND status = 'QUEUED' AND queue_timer_seq IS NOT NULL
+         AND (queue_due_at > ? OR (queue_due_at = ? AND queue_timer_seq > ?))
        ORDER BY queue_due_at, queue_timer_seq LIMIT 1`,
     )
-    .get(projectId) as { id: string; queue_due_at: number; queue_timer_seq: number } | undefined
+    .get(projectId, after.due_at, after.due_at, after.seq) as
+    { id: string; queue_due_at: number; queue_timer_seq: number } | undefined
 }
 
 /**
