@@ -7,7 +7,7 @@
 import fc from 'fast-check'
 import { expect, it } from 'vitest'
 import { openDb, type Db } from './db.js'
-import { inTx, TX_OUTCOMES } from './test-stores.js'
+import { inTx, newExecution, TX_OUTCOMES } from './test-stores.js'
 import {
   getExecution,
   insertExecution,
@@ -119,36 +119,8 @@ it('counts every Project’s open and waiting executions through any write of SQ
 })
 
 /** A new execution as acceptExecution stores it (QUEUED, not admitted). */
-const fresh = (n: number, project: string, maxSu: number): ExecutionRecord => ({
-  id: `x${n}`,
-  seq: 0,
-  kind: 'TURN',
-  project_id: project,
-  api_key: 'k',
-  deployment_id: null,
-  session_id: null,
-  session_seq: null,
-  workflow_id: null,
-  published_version: null,
-  status: 'QUEUED',
-  error: null,
-  scenario: 's',
-  steps: [],
-  input: null,
-  metadata: {},
-  execution_seconds: 60,
-  queue_seconds: 60,
-  max_su: maxSu,
-  spent_su: 0,
-  usage_status: 'PENDING',
-  created_at: 0,
-  admitted_at: null,
-  started_at: null,
-  completed_at: null,
-  terminal: false,
-  queue_due_at: null,
-  queue_timer_seq: null,
-})
+const fresh = (n: number, project: string, maxSu: number): ExecutionRecord =>
+  newExecution({ id: `x${n}`, project_id: project, max_su: maxSu })
 
 type StoreOp =
   | { kind: 'insert'; project: string; maxSu: number }

@@ -12,7 +12,7 @@ import fc from 'fast-check'
 import { afterAll, expect, it } from 'vitest'
 import { openDb, type Db } from './db.js'
 import { Receipts } from './idempotency.js'
-import { inTx, TX_OUTCOMES, upgraded, type TxOutcome } from './test-stores.js'
+import { inTx, newExecution, TX_OUTCOMES, upgraded, type TxOutcome } from './test-stores.js'
 import {
   getExecution,
   getSession,
@@ -41,36 +41,8 @@ const session = (id: string): SessionRecord => ({
   workflow_run_id: null,
 })
 
-const turn = (id: string, s: SessionRecord): ExecutionRecord => ({
-  id,
-  seq: 0,
-  kind: 'TURN',
-  project_id: 'p',
-  api_key: 'k',
-  deployment_id: 'd',
-  session_id: s.id,
-  session_seq: s.seq,
-  workflow_id: null,
-  published_version: null,
-  status: 'QUEUED',
-  error: null,
-  scenario: 'succeed',
-  steps: [],
-  input: null,
-  metadata: {},
-  execution_seconds: 3600,
-  queue_seconds: 600,
-  max_su: 1,
-  spent_su: 0,
-  usage_status: 'PENDING',
-  created_at: 0,
-  admitted_at: null,
-  started_at: null,
-  completed_at: null,
-  terminal: false,
-  queue_due_at: null,
-  queue_timer_seq: null,
-})
+const turn = (id: string, s: SessionRecord): ExecutionRecord =>
+  newExecution({ id, deployment_id: 'd', session_id: s.id, session_seq: s.seq })
 
 type Real = { db: Db; path: string }
 /** The Sessions stored (committed) by id, with the ids of their Turns; every id ever used. */

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { packageFile } from '../../spec/index.js'
 import { openDb, type Db } from './db.js'
+import type { ExecutionRecord } from './executions.js'
 
 const SCHEMA = packageFile('mock', 'store', 'schema')
 
@@ -65,5 +66,39 @@ export function inTx(db: Db, outcome: TxOutcome, write: () => void): void {
     })
   } catch (error) {
     if (error !== undo) throw error
+  }
+}
+
+/** A new execution as acceptExecution stores it (a Turn, QUEUED, not admitted), with the fields given. */
+export function newExecution(fields: Partial<ExecutionRecord> & { id: string }): ExecutionRecord {
+  return {
+    seq: 0,
+    kind: 'TURN',
+    project_id: 'p',
+    api_key: 'k',
+    deployment_id: null,
+    session_id: null,
+    session_seq: null,
+    workflow_id: null,
+    published_version: null,
+    status: 'QUEUED',
+    error: null,
+    scenario: 's',
+    steps: [],
+    input: null,
+    metadata: {},
+    execution_seconds: 60,
+    queue_seconds: 60,
+    max_su: 1,
+    spent_su: 0,
+    usage_status: 'PENDING',
+    created_at: 0,
+    admitted_at: null,
+    started_at: null,
+    completed_at: null,
+    terminal: false,
+    queue_due_at: null,
+    queue_timer_seq: null,
+    ...fields,
   }
 }
