@@ -322,15 +322,14 @@ export class Scheduler {
     return { now: clock.nowMs(), fired }
   }
 
-  /** One firing, inside its transaction: clock to the due time, delete the row, run the handler. */
   /** A failed timer's recovery (its kind's afterFailure), in a savepoint: a throw is logged, not thrown. */
   private recover(timer: TimerRow, parsed: { payload: unknown } | undefined): void {
     const recovery = this.kinds.recoveryOf(timer.kind)
     if (!recovery) return
     try {
       this.opts.db.tx(() => {
-        const payload = parsed ? parsed.payload : (JSON.parse(timer.payload_json) as unknown)
-        recovery(payload, { deps: this.opts.context(), timer, nowMs: this.opts.clock.nowMs() })
+        const ctx = { deps: this.opts.context(), timer, nowMs: this.opts.clock.nowMs() }
+        recovery(payloadOf(timer, parsed), ctx)
       })
     } catch (error) {
       this.opts.log.error('timer recovery failed', {
@@ -341,14 +340,14 @@ export class Scheduler {
     }
   }
 
+  /** One firing, inside its transaction: clock to the due time, delete the row, run the handler. */
   private fire(timer: TimerRow, parsed: { payload: unknown } | undefined): readonly SideEffect[] {
     const { db, clock } = this.opts
     const nowMs = clock.moveTo(timer.due_at)
     deleteTimer(db, timer.id)
     const handler = this.kinds.get(timer.kind)
     if (!handler) throw new Error(`no handler registered for timer kind "${timer.kind}"`)
-    const payload = parsed ? parsed.payload : (JSON.parse(timer.payload_json) as unknown)
-    const out = handler(payload, {
+    const out = handler(payloadOf(timer, parsed), {
       deps: this.opts.context(),
       timer,
       nowMs,
@@ -356,6 +355,11 @@ export class Scheduler {
     if (!out) return []
     return typeof out === 'function' ? [out] : out
   }
+}
+
+/** A timer's payload: the one parsed already (a waiting timer's), else its row's JSON parsed now. */
+function payloadOf(timer: TimerRow, parsed: { payload: unknown } | undefined): unknown {
+  return parsed ? parsed.payload : (JSON.parse(timer.payload_json) as unknown)
 }
 
 /** A timer's row: its due time rounded to the ms, its id the key (due_at, seq), its payload as JSON. */

@@ -21,7 +21,12 @@ import {
   setStatus,
 } from './lifecycle.js'
 import { produceOutput, registerOutputTimers, startPreparation } from './outputs.js'
-import { armNextQueueTimeout, QUEUE_TIMEOUT, type QueueTimeoutPayload } from './queue-timeouts.js'
+import {
+  armNextQueueTimeout,
+  QUEUE_TIMEOUT,
+  queueProjectOf,
+  type QueueTimeoutPayload,
+} from './queue-timeouts.js'
 import { marksRunSteps, type ScenarioStep } from './scenarios.js'
 import { revokeExecutions } from './withdrawal.js'
 
@@ -205,10 +210,10 @@ export function registerExecutionTimers(kinds: TimerKinds): void {
   })
   kinds.register<QueueTimeoutPayload>(
     QUEUE_TIMEOUT,
-    ({ id, project_id }, { deps }) => {
+    (payload, { deps }) => {
       // The Project's queue timeout (execution/queue-timeouts.ts): its execution expires if it has not started,
       // and the Project's next one is armed.
-      const e = getExecution(deps.db, id)
+      const e = getExecution(deps.db, payload.id)
       if (e && !e.terminal && e.status === 'QUEUED')
         finishExecution(
           deps,
@@ -217,15 +222,16 @@ export function registerExecutionTimers(kinds: TimerKinds): void {
           'QUEUE_TIMEOUT',
           'The execution did not start within queue_seconds.',
         )
-      const projectId = project_id ?? e?.project_id
+      const projectId = queueProjectOf(payload, e)
       if (projectId !== undefined) armNextQueueTimeout(deps, projectId)
     },
     {
       // A firing that failed (a bug) leaves its execution waiting; the Project's later ones still expire on
       // time: the chain goes on from the next key after the failed timer's.
-      afterFailure: ({ project_id }, { deps, timer }) => {
-        if (project_id !== undefined)
-          armNextQueueTimeout(deps, project_id, { due_at: timer.due_at, seq: timer.seq })
+      afterFailure: (payload, { deps, timer }) => {
+        const projectId = queueProjectOf(payload, getExecution(deps.db, payload.id))
+        if (projectId !== undefined)
+          armNextQueueTimeout(deps, projectId, { due_at: timer.due_at, seq: timer.seq })
       },
     },
   )

@@ -20,6 +20,17 @@ export const QUEUE_TIMEOUT = 'execution.queue-timeout'
 /** What a queue-timeout timer carries: its execution, and its Project (to arm the next one). */
 export type QueueTimeoutPayload = { id: string; project_id?: string }
 
+/**
+ * The Project a queue-timeout timer arms the next one of: its payload's, else (a timer of a store older than
+ * schema 280, which carries its execution only) its execution's.
+ */
+export function queueProjectOf(
+  p: QueueTimeoutPayload,
+  e: Pick<ExecutionRecord, 'project_id'> | undefined,
+): string | undefined {
+  return p.project_id ?? e?.project_id
+}
+
 /** The subject of a Project's queue-timeout timer. */
 export const queueSubject = (projectId: string): string => `queue:${projectId}`
 
@@ -50,7 +61,8 @@ export function armQueueTimeout(
 
 /**
  * After a queue timeout fired: arms the Project's next one, the earliest of its executions that have not
- * started (none: nothing is armed until the next acceptance).
+ * started (none: nothing is armed until the next acceptance); with `after`, the earliest whose key comes after
+ * that one (after a firing that failed: its own execution is left out).
  */
 export function armNextQueueTimeout(
   deps: Deps,

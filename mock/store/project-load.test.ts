@@ -91,7 +91,7 @@ function expectCounted(db: Db): void {
   }
 }
 
-it('counts every Project’s open and waiting executions through any write of SQL of its own, and bounds their reservations', () => {
+it('[CONC-001] [CONC-002] [ERR-080] counts every Project’s open and waiting executions through any write of SQL of its own, and bounds their reservations', () => {
   fc.assert(
     fc.property(fc.array(op, { maxLength: 30 }), (ops) => {
       const db = openDb()
@@ -140,7 +140,7 @@ const storeOp: fc.Arbitrary<StoreOp> = fc.oneof(
 )
 const outcome = fc.constantFrom(...TX_OUTCOMES)
 
-it('counts every Project’s open and waiting executions through the store’s writers: committed, rolled back, in savepoints, across resets', () => {
+it('[CONC-001] [CONC-002] [ERR-080] counts every Project’s open and waiting executions through the store’s writers: committed, rolled back, in savepoints, across resets', () => {
   fc.assert(
     fc.property(fc.array(fc.record({ op: storeOp, outcome }), { maxLength: 30 }), (ops) => {
       const db = openDb()
