@@ -224,9 +224,9 @@ export const VARIANTS: readonly Variant[] = [
     bug: 'the Session receipt lacks idempotency_expires_at',
     patches: [
       {
-        file: 'mock/routes/sessions.ts',
-        find: '      idempotency_expires_at: req.idempotencyExpiresAt,\n      status_url: `/v1/sessions/${turn.session_id}/turns/${turn.id}`,',
-        replace: '      status_url: `/v1/sessions/${turn.session_id}/turns/${turn.id}`,',
+        file: 'mock/http/receipt-bodies.ts',
+        find: '  idempotency_expires_at: idempotencyExpiresAt,\n  status_url: `/v1/sessions/${sessionId}/turns/${turnId}`,',
+        replace: '  status_url: `/v1/sessions/${sessionId}/turns/${turnId}`,',
       },
     ],
     expect: ['SES-001'],

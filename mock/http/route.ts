@@ -27,7 +27,9 @@ import {
   requireIdempotencyKey,
   validateRequest,
 } from '../middleware/validate.js'
-import type { IdempotencyRecord } from '../store/idempotency.js'
+import { offeringReceipt } from '../store/carried-receipts.js'
+import type { FoundReceipt } from '../store/idempotency.js'
+import { carriedAnswerJson, carriesReceipt } from './receipt-bodies.js'
 import { loadOperations, type OperationSpec } from './operations.js'
 import {
   requestOf,
@@ -167,7 +169,7 @@ type StoredReply = { status: AnyReply['status']; json: string; headers?: Record<
 /** IDEM rules: the stored receipt's answer (a replay), 409 IDEMPOTENCY_CONFLICT, or undefined if none. */
 function answerFromReceipt(
   c: Context<Env>,
-  stored: IdempotencyRecord | undefined,
+  stored: FoundReceipt | undefined,
   fingerprint: string,
 ): StoredReply | undefined {
   if (!stored) return undefined
@@ -179,7 +181,8 @@ function answerFromReceipt(
     })
   }
   answerHeader(c, 'Idempotent-Replayed', 'true')
-  return { status: stored.status as AnyReply['status'], json: stored.body_json }
+  const json = stored.body_json ?? carriedAnswerJson(stored.answer!, stored.expires_at)
+  return { status: stored.status as AnyReply['status'], json }
 }
 
 /** IDEM rules: replay, conflict, or run the handler and keep its receipt, all in one transaction. */
@@ -204,25 +207,39 @@ function idempotent(
       const nowMs = clock.nowMs()
       const expiresAt = idempotencyExpiresAt(nowMs)
       c.set('input', Object.assign({}, input, { idempotencyExpiresAt: iso(expiresAt) }))
-      const reply = handler(c, requestOf(c, op))
+      const run = () => handler(c, requestOf(c, op))
+      // The receipt of a request creating an execution is offered to that execution's row
+      // (store/carried-receipts.ts): no receipt row then.
+      const { result: reply, carrier } = carriesReceipt(op.operationId)
+        ? offeringReceipt(db, { key, fingerprint, expires_at: expiresAt }, run)
+        : { result: run(), carrier: undefined }
       if (reply instanceof Promise)
         throw new Error(`the handler of idempotent ${op.operationId} must be synchronous`)
       if (reply instanceof Response)
         throw new Error(`the handler of idempotent ${op.operationId} must return a Reply`)
-      // The body is serialised once: the receipt keeps the text the answer sends.
+      // The body is serialised once: the receipt keeps the text the answer sends. A carried receipt is kept
+      // when its execution is the one the answer names and its row rebuilds this very text; else a row is.
       const json = JSON.stringify(reply.body)
-      receipts.put({
-        project_id: projectId,
-        key,
-        operation_id: op.operationId,
-        path: c.req.path,
-        fingerprint,
-        status: reply.status,
-        body_json: json,
-        created_at: nowMs,
-        expires_at: expiresAt,
-        execution_ref: reply.execution ?? null,
-      })
+      const carried =
+        carrier !== undefined &&
+        reply.status === 202 &&
+        carrier.id === reply.execution &&
+        carriedAnswerJson(carrier, expiresAt) === json
+      receipts.put(
+        {
+          project_id: projectId,
+          key,
+          operation_id: op.operationId,
+          path: c.req.path,
+          fingerprint,
+          status: reply.status,
+          body_json: json,
+          created_at: nowMs,
+          expires_at: expiresAt,
+          execution_ref: reply.execution ?? null,
+        },
+        carried ? carrier : undefined,
+      )
       return { status: reply.status, json, headers: reply.headers }
     }),
   )

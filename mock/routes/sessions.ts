@@ -13,6 +13,7 @@ import { ApiError } from '../errors.js'
 import { acceptInput, acceptSession, sessionUpdating } from '../execution/accept.js'
 import { finishExecution } from '../execution/lifecycle.js'
 import { route } from '../http/route.js'
+import { turnReceiptBody } from '../http/receipt-bodies.js'
 import type { Reply, Schema, TypedRequest } from '../http/typed.js'
 import { actionOf, assertNotEnded, resolveQuestion } from '../execution/actions.js'
 import {
@@ -114,14 +115,7 @@ function turnReceipt(
   return {
     status: 202,
     execution: turn.id,
-    body: {
-      session_id: turn.session_id,
-      turn_id: turn.id,
-      status: 'QUEUED',
-      idempotency_expires_at: req.idempotencyExpiresAt,
-      status_url: `/v1/sessions/${turn.session_id}/turns/${turn.id}`,
-      events_url: `/v1/sessions/${turn.session_id}/events`,
-    },
+    body: turnReceiptBody(turn.session_id, turn.id, req.idempotencyExpiresAt),
   }
 }
 

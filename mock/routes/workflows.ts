@@ -8,6 +8,7 @@ import { visibleWorkflow } from '../access/access.js'
 import type { Env } from '../deps.js'
 import { acceptRun } from '../execution/accept.js'
 import { route } from '../http/route.js'
+import { runReceiptBody } from '../http/receipt-bodies.js'
 import type { Schema } from '../http/typed.js'
 import type { Workflow } from '../store/workflows.js'
 
@@ -48,12 +49,7 @@ export function workflowRoutes(app: Hono<Env>): void {
     return {
       status: 202,
       execution: run.id,
-      body: {
-        run_id: run.id,
-        status_url: `/v1/runs/${run.id}`,
-        events_url: `/v1/runs/${run.id}/events`,
-        idempotency_expires_at: req.idempotencyExpiresAt,
-      },
+      body: runReceiptBody(run.id, req.idempotencyExpiresAt),
     }
   })
 }

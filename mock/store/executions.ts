@@ -13,6 +13,7 @@ import { listItemBytes } from '../domain/list-limits.js'
 import type { OutputContract } from './deployments.js'
 import { projectLoads, type ProjectLoad } from './project-load.js'
 import { executionRows, sessionRows } from './row-ids.js'
+import { noteCarrier, takeOfferedReceipt } from './carried-receipts.js'
 
 export type SessionRecord = {
   id: string
@@ -129,6 +130,10 @@ const EXECUTION_DERIVED = new Set([
   'terminal',
   'run_json',
   'run_steps_json',
+  // The receipt the row carries (schema 330) is read by store/idempotency.ts, not part of the execution.
+  'receipt_key',
+  'receipt_fingerprint',
+  'receipt_expires_at',
 ])
 const toExecution = (r: ExecutionRow): ExecutionRecord => {
   const e = columnsExcept(r, EXECUTION_DERIVED)
@@ -220,6 +225,8 @@ export function insertExecution(db: Db, e: ExecutionRecord): void {
     e.terminal
   )
     throw new Error(`insertExecution: ${e.id} is not a new execution (QUEUED, not admitted)`)
+  // The receipt of the request creating it, when the route offered one (store/carried-receipts.ts).
+  const receipt = takeOfferedReceipt(db)
   projectLoads(db).write(e, () => {
     // seq: the rowid (acceptance order: SQLite gives a new row the largest rowid plus one), read back as the
     // last insert rowid: RETURNING would keep its row in a temporary b-tree, built and torn down on every insert.
@@ -227,8 +234,9 @@ export function insertExecution(db: Db, e: ExecutionRecord): void {
       .stmt(
         `INSERT INTO executions (id, kind, project_id, api_key, deployment_id, session_id, session_seq, workflow_id, published_version, status, error_json,
          scenario, steps_json, input_json, metadata_json, execution_seconds, queue_seconds, max_su, spent_su, usage_status,
-         created_at, admitted_at, started_at, completed_at, terminal, run_json, queue_due_at, queue_timer_seq)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'QUEUED', NULL, ?, ?, ?, ?, ?, ?, ?, 0, 'PENDING', ?, NULL, NULL, NULL, 0, ?, ?, ?)`,
+         created_at, admitted_at, started_at, completed_at, terminal, run_json, queue_due_at, queue_timer_seq,
+         receipt_key, receipt_fingerprint, receipt_expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'QUEUED', NULL, ?, ?, ?, ?, ?, ?, ?, 0, 'PENDING', ?, NULL, NULL, NULL, 0, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         e.id,
@@ -251,10 +259,14 @@ export function insertExecution(db: Db, e: ExecutionRecord): void {
         e.run ? JSON.stringify(e.run) : null,
         e.queue_due_at,
         e.queue_timer_seq,
+        receipt?.key ?? null,
+        receipt?.fingerprint ?? null,
+        receipt?.expires_at ?? null,
       )
     e.seq = Number(info.lastInsertRowid)
   })
   executionRows(db).add(e.id, e.seq)
+  if (receipt) noteCarrier(db, { kind: e.kind, id: e.id, seq: e.seq, session_id: e.session_id })
 }
 
 /**
