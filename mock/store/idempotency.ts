@@ -65,7 +65,7 @@ function receiptAt(
 /** The receipt an execution's row carries, if the row holds the pair's. */
 function carriedAt(db: Db, seq: number, projectId: string, key: string): CarriedRow | undefined {
   return db
-    .stmt(
+    .cached(
       `SELECT kind, id, session_id, receipt_fingerprint, receipt_expires_at, terminal FROM executions
        WHERE seq = ? AND project_id = ? AND receipt_key = ?`,
     )
