@@ -184,3 +184,29 @@ it('[IDEM-001] creates a Session with a key never used without reading a receipt
   })
   expect(replay.filter(receiptRead).length).toBeGreaterThan(0)
 })
+
+it('[IDEM-001] replays a receipt carried by its Turn’s row without a statement once its read is kept, as a receipt row’s', async () => {
+  mock.close()
+  await start({ rateLimits: false })
+  const body = JSON.stringify({ input: [{ type: 'TEXT', text: 'x' }], limits: { max_su: 1 } })
+  const send = () =>
+    mock.app.request(`/v1/deployments/${D}/sessions`, {
+      method: 'POST',
+      headers: { ...H, 'Idempotency-Key': 'carried-replay' },
+      body,
+    })
+  const first = await send()
+  expect(first.status).toBe(202)
+  const text = await first.text()
+  const counts: number[] = []
+  for (let i = 0; i < 3; i++) {
+    const sqls = await traced(async () => {
+      const res = await send()
+      expect(res.headers.get('Idempotent-Replayed')).toBe('true')
+      expect(await res.text()).toBe(text)
+    })
+    counts.push(sqls.length)
+  }
+  // Kept from its second read with nothing written between (Db.cached): the third replay reads nothing.
+  expect(counts.at(-1)).toBe(0)
+})
