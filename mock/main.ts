@@ -56,6 +56,9 @@ function readCa(file: string): string {
 }
 
 async function main(): Promise<void> {
+  // The parent the process started with: under npm the watch below stops the server once it is gone, even if
+  // it went before the watch began (a client that reads "listening on" may stop npm at once).
+  const parentAtStart = process.ppid
   let values
   try {
     ;({ values } = parseArgs({
@@ -165,7 +168,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'))
   process.on('SIGTERM', () => stop('SIGTERM'))
   // Under npm (npm start, npx), `kill <npm's pid>` must stop the server too: npm does not pass SIGTERM on.
-  if (startedByNpm(process.env)) watchParent(() => stop('parent process gone'))
+  if (startedByNpm(process.env))
+    watchParent(() => stop('parent process gone'), undefined, undefined, parentAtStart)
 }
 
 await main()

@@ -19,6 +19,19 @@ describe('parent watch (issue #14: kill <npx pid> must stop the server)', () => 
     expect(gone).toBe(1)
   })
 
+  it('notices a parent gone before the watch began, given the parent the process started with', async () => {
+    // The server writes "listening on" before it begins watching: a client reading that line may stop npm at
+    // once, and the server then found itself already re-parented and watched its new parent for ever.
+    let gone = 0
+    watchParent(
+      () => (gone += 1),
+      () => 1,
+      5,
+      100,
+    )
+    await expect.poll(() => gone).toBe(1)
+  })
+
   it('stops watching when told', async () => {
     let ppid = 100
     let gone = 0

@@ -13,15 +13,16 @@ export const startedByNpm = (env: NodeJS.ProcessEnv): boolean =>
   env.npm_lifecycle_event !== undefined || env.npm_command !== undefined
 
 /**
- * Calls onGone once when the parent process of this one has changed; returns a function that stops watching.
- * The check never holds the process open.
+ * Calls onGone once when the parent process of this one is no longer `parent` (by default the parent now;
+ * main passes the one the process started with, so that a parent gone before the watch began counts);
+ * returns a function that stops watching. The check never holds the process open.
  */
 export function watchParent(
   onGone: () => void,
   ppid: () => number = () => process.ppid,
   everyMs = PARENT_CHECK_MS,
+  parent = ppid(),
 ): () => void {
-  const parent = ppid()
   const handle = setInterval(() => {
     if (ppid() === parent) return
     clearInterval(handle)
