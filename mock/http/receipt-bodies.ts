@@ -5,7 +5,7 @@
  * text from that row.
  */
 import type { components } from '../../spec/index.js'
-import type { CarriedAnswer } from '../store/idempotency.js'
+import type { CarriedAnswer } from '../store/carried-receipts.js'
 import { iso } from '../util/iso.js'
 
 type Schemas = components['schemas']

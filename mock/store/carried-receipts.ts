@@ -10,8 +10,11 @@ import type { Db } from './db.js'
 /** What an execution's row carries of a receipt. */
 export type CarriedReceipt = { key: string; fingerprint: string; expires_at: number }
 
+/** The execution a carried receipt's answer is rebuilt from (http/receipt-bodies.ts). */
+export type CarriedAnswer = { kind: 'TURN' | 'RUN'; id: string; session_id: string | null }
+
 /** The execution that took the offer. */
-export type Carrier = { kind: 'TURN' | 'RUN'; id: string; seq: number; session_id: string | null }
+export type Carrier = CarriedAnswer & { seq: number }
 
 type Slot = { offered: CarriedReceipt | undefined; carrier: Carrier | undefined }
 
@@ -33,7 +36,6 @@ export function offeringReceipt<T>(
 ): { result: T; carrier: Carrier | undefined } {
   const slot = slotOf(db)
   slot.offered = receipt
-  slot.carrier = undefined
   try {
     const result = fn()
     return { result, carrier: slot.carrier }

@@ -4,7 +4,7 @@
  * store/carried-receipts.ts).
  */
 import { receiptHolds } from '../domain/retention.js'
-import type { Carrier } from './carried-receipts.js'
+import type { CarriedAnswer, Carrier } from './carried-receipts.js'
 import type { Db } from './db.js'
 import { isExecutionOpen } from './executions.js'
 
@@ -21,9 +21,6 @@ export type IdempotencyRecord = {
   /** The execution (Turn or Run id) whose end the receipt also waits for, if any. */
   execution_ref: string | null
 }
-
-/** The execution a carried receipt's answer is rebuilt from (http/receipt-bodies.ts). */
-export type CarriedAnswer = { kind: 'TURN' | 'RUN'; id: string; session_id: string | null }
 
 /**
  * A receipt as a lookup finds it: a row's answer is its stored text; a carried receipt's is rebuilt from its
