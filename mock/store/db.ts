@@ -138,7 +138,10 @@ export function openDb(
     for (const f of rolledBack) f()
   }
   const owned = new Map<string, unknown>()
-  /** inTransaction, nested in a running tx(): what the savepoint queued for after the commit goes with it. */
+  /**
+   * inTransaction inside tx() (the outermost, whose queue is empty at its start, or a savepoint in it): what fn
+   * queued for after the commit goes if it rolls back.
+   */
   const nested = <T>(fn: () => T): T => {
     const queued = open.committed.length
     try {
@@ -168,11 +171,7 @@ export function openDb(
       open.mark = writes.mark()
       let result: T
       try {
-        result = inTransaction(fn) as T
-      } catch (error) {
-        open.committed.length = 0
-        notifyRollback()
-        throw error
+        result = nested(fn)
       } finally {
         open.active = false
       }
