@@ -39,12 +39,34 @@ export const runReceiptBody = (
 export const carriesReceipt = (operationId: string): boolean =>
   operationId === 'createSession' || operationId === 'addTurn' || operationId === 'createRun'
 
-/** The JSON text of a carried receipt's answer, rebuilt from its execution and expiry. */
-export function carriedAnswerJson(a: CarriedAnswer, expiresAt: number): string {
+/** A carried receipt's answer, rebuilt from its execution and expiry. */
+function carriedAnswer(a: CarriedAnswer, expiresAt: number): Record<string, string> {
   const expires = iso(expiresAt)
-  return JSON.stringify(
-    a.kind === 'RUN'
-      ? runReceiptBody(a.id, expires)
-      : turnReceiptBody(a.session_id!, a.id, expires),
-  )
+  return a.kind === 'RUN'
+    ? runReceiptBody(a.id, expires)
+    : turnReceiptBody(a.session_id!, a.id, expires)
+}
+
+/** The JSON text of a carried receipt's answer, rebuilt from its execution and expiry. */
+export const carriedAnswerJson = (a: CarriedAnswer, expiresAt: number): string =>
+  JSON.stringify(carriedAnswer(a, expiresAt))
+
+/**
+ * Whether the carried receipt's rebuilt answer serialises to the very text of `body` (an answer's body as the
+ * handler gave it), without serialising either: the same keys in the same order, each value the same string.
+ * Anything else (a nested value, a number, a key more or less) is reported as different, so a doubt keeps a
+ * receipt row.
+ */
+export function rebuildsAnswer(a: CarriedAnswer, expiresAt: number, body: unknown): boolean {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false
+  const rebuilt = carriedAnswer(a, expiresAt)
+  const keys = Object.keys(body)
+  const want = Object.keys(rebuilt)
+  if (keys.length !== want.length) return false
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!
+    const v = (body as Record<string, unknown>)[k]
+    if (k !== want[i] || typeof v !== 'string' || v !== rebuilt[k]) return false
+  }
+  return true
 }

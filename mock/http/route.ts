@@ -29,7 +29,7 @@ import {
 } from '../middleware/validate.js'
 import { offeringReceipt } from '../store/carried-receipts.js'
 import type { FoundReceipt } from '../store/idempotency.js'
-import { carriedAnswerJson, carriesReceipt } from './receipt-bodies.js'
+import { carriedAnswerJson, carriesReceipt, rebuildsAnswer } from './receipt-bodies.js'
 import { loadOperations, type OperationSpec } from './operations.js'
 import {
   requestOf,
@@ -218,13 +218,14 @@ function idempotent(
       if (reply instanceof Response)
         throw new Error(`the handler of idempotent ${op.operationId} must return a Reply`)
       // The body is serialised once: the receipt keeps the text the answer sends. A carried receipt is kept
-      // when its execution is the one the answer names and its row rebuilds this very text; else a row is.
+      // when its execution is the one the answer names and its row rebuilds this very text (compared field
+      // by field, not serialised again); else a row is.
       const json = JSON.stringify(reply.body)
       const carried =
         carrier !== undefined &&
         reply.status === 202 &&
         carrier.id === reply.execution &&
-        carriedAnswerJson(carrier, expiresAt) === json
+        rebuildsAnswer(carrier, expiresAt, reply.body)
       receipts.put(
         {
           project_id: projectId,
