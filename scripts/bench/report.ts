@@ -285,7 +285,7 @@ export function benchmarksMarkdown(r: Results): string {
     lines.push(
       '## Test-suite cost',
       '',
-      `- \`createMock()\` + \`close()\` ${i.count} times in one process: 1st ${f1(i.createCloseMs.first)} ms, median ${f1(i.createCloseMs.median)} ms, ${i.count}th ${f1(i.createCloseMs.last)} ms, max ${f1(i.createCloseMs.max)} ms; median of the first 20 ${f1(i.createCloseMs.firstMedian)} ms, of the last 20 ${f1(i.createCloseMs.lastMedian)} ms; heap ${f1(i.heapMiB.before)} MiB before, ${f1(i.heapMiB.after)} MiB after.`,
+      `- \`createMock()\` + \`close()\` of the built package (dist/mock/public.js) ${i.count} times in one process: 1st ${f1(i.createCloseMs.first)} ms, median ${f1(i.createCloseMs.median)} ms, ${i.count}th ${f1(i.createCloseMs.last)} ms, max ${f1(i.createCloseMs.max)} ms; median of the first 20 ${f1(i.createCloseMs.firstMedian)} ms, of the last 20 ${f1(i.createCloseMs.lastMedian)} ms; heap ${f1(i.heapMiB.before)} MiB before, ${f1(i.heapMiB.after)} MiB after.`,
       `- \`reset()\` ${i.count} times (3 Sessions created between two): 1st ${f1(i.resetMs.first)} ms, median ${f1(i.resetMs.median)} ms, ${i.count}th ${f1(i.resetMs.last)} ms, max ${f1(i.resetMs.max)} ms; median of the first 20 ${f1(i.resetMs.firstMedian)} ms, of the last 20 ${f1(i.resetMs.lastMedian)} ms.`,
       '',
     )

@@ -5,6 +5,7 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { createMock, type Mock } from '../../mock/index.js'
@@ -15,18 +16,20 @@ const ms = (since: bigint) => Number(process.hrtime.bigint() - since) / 1e6
 
 /** Creates `n` Sessions through the app (every one a Turn), advancing the clock before the waiting cap. */
 export async function fillSessions(
-  mock: Mock,
+  mock: Pick<Mock, 'fetch' | 'clock'>,
   n: number,
   opts: { tag: string; drainEvery?: number; drainSeconds?: number },
 ): Promise<{ accepted: number; refused: Record<number, number> }> {
   let accepted = 0
   const refused: Record<number, number> = {}
   for (let i = 0; i < n; i++) {
-    const res = await mock.app.request(`/v1/deployments/${DEPLOYMENT}/sessions`, {
-      method: 'POST',
-      headers: { ...JSON_AUTH, 'Idempotency-Key': `${opts.tag}-${i}` },
-      body: SESSION_BODY,
-    })
+    const res = await mock.fetch(
+      new Request(`http://mock/v1/deployments/${DEPLOYMENT}/sessions`, {
+        method: 'POST',
+        headers: { ...JSON_AUTH, 'Idempotency-Key': `${opts.tag}-${i}` },
+        body: SESSION_BODY,
+      }),
+    )
     await res.arrayBuffer()
     if (res.status === 202) accepted++
     else refused[res.status] = (refused[res.status] ?? 0) + 1
@@ -176,8 +179,15 @@ const heapMiB = () => {
   return process.memoryUsage().heapUsed / 2 ** 20
 }
 
-/** createMock() + close() `count` times in one process, then one instance's reset() `count` times. */
+/**
+ * createMock() + close() `count` times in one process, then one instance's reset() `count` times: the
+ * package's own entry point as an SDK author's suite imports it (dist/mock/public.js, built JavaScript), not
+ * the TypeScript sources through tsx (whose transform adds allocations of its own to every instance).
+ */
 export async function instances(count: number): Promise<InstancesResult> {
+  const { createMock } = (await import(
+    pathToFileURL(join(ROOT, 'dist/mock/public.js')).href
+  )) as typeof import('../../mock/public.js')
   const warm = await createMock()
   warm.close()
   const before = heapMiB()
