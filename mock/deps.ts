@@ -9,6 +9,7 @@ import type { EventRecord } from './events/log.js'
 import type { SseLimits, StreamHub } from './events/sse.js'
 import type { ExecutionEvent } from './execution/lifecycle.js'
 import type { ForwardCompat } from './domain/forward-compat.js'
+import type { Settings } from './domain/settings.js'
 import type { FaultRules } from './faults/rules.js'
 import type { ChangeFeed } from './inspector/change-feed.js'
 import type { FixtureWorld } from './fixtures/world.js'
@@ -83,6 +84,8 @@ export type Deps = {
   faults: FaultRules
   /** Forward-compatibility rehearsal switch (/_mock/forward-compat; mock/domain/forward-compat.ts). */
   forwardCompat: ForwardCompat
+  /** The start flags a test may switch for a while (/_mock/settings); a reset brings back config's values. */
+  settings: Settings
   /** What changed, for the inspector's stream (GET /_mock/stream; mock/inspector/change-feed.ts). */
   changes: ChangeFeed
 }

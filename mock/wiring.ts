@@ -27,6 +27,7 @@ import { RequestJournal } from './util/journal.js'
 import type { Log } from './util/log.js'
 import { createDeliveries, registerWebhookTimers } from './webhooks/delivery.js'
 import { DeliveryPool } from './webhooks/pool.js'
+import { startSettings } from './domain/settings.js'
 
 export type CreateDepsOptions = {
   /** Mode at start; a reopened --db store keeps its time and switches to this mode continuously. */
@@ -107,6 +108,7 @@ export function createDeps(config: MockConfig, opts: CreateDepsOptions): Deps {
       referee: new Referee(),
       faults: new FaultRules(),
       forwardCompat: { enabled: config.forwardCompat ?? false },
+      settings: startSettings(config),
       journal: new RequestJournal(),
       changes: new ChangeFeed(),
     } as Omit<Deps, 'scheduler'> & { scheduler: Scheduler }

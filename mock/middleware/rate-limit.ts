@@ -36,9 +36,9 @@ function deploymentOfRequest(c: Context<Env>): string | undefined {
 
 export const rateLimit = (cls: RateClass): Guard =>
   function rateLimit(c) {
-    const { db, config, receipts } = c.var.deps
+    const { db, settings, receipts } = c.var.deps
     const auth = c.var.auth
-    if (!config.rateLimits || !auth) return
+    if (!settings.rateLimits || !auth) return
     const idempotencyKey = c.var.input?.idempotencyKey
     if (
       idempotencyKey !== undefined &&

@@ -4,6 +4,8 @@
  * removes one, DELETE /_mock/faults removes all. Bodies and their meaning: mock/faults/rules.ts.
  * GET and POST /_mock/forward-compat `{enabled}` read and switch the forward-compatibility rehearsal
  * (mock/domain/forward-compat.ts); a reset brings back the --forward-compat start value.
+ * GET and POST /_mock/settings `{rate_limits?, allow_insecure_webhooks?}` read and switch the settings of
+ * mock/domain/settings.ts until the next reset, which brings back the start flags.
  */
 import { Hono } from 'hono'
 import type { Env } from '../deps.js'
@@ -11,6 +13,7 @@ import { ApiError } from '../errors.js'
 import { validateFaultRule } from '../faults/rules.js'
 import { body, jsonBody } from '../http/control-body.js'
 import { controlBodyAjv } from '../util/ajv.js'
+import { settingsView } from '../domain/settings.js'
 
 const forwardCompatBody = controlBodyAjv.compile<{ enabled: boolean }>({
   type: 'object',
@@ -19,7 +22,16 @@ const forwardCompatBody = controlBodyAjv.compile<{ enabled: boolean }>({
   properties: { enabled: { type: 'boolean' } },
 })
 
-/** The /_mock/faults routes. */
+const settingsBody = controlBodyAjv.compile<{
+  rate_limits?: boolean
+  allow_insecure_webhooks?: boolean
+}>({
+  type: 'object',
+  additionalProperties: false,
+  properties: { rate_limits: { type: 'boolean' }, allow_insecure_webhooks: { type: 'boolean' } },
+})
+
+/** The /_mock/faults, /_mock/forward-compat and /_mock/settings routes. */
 export function controlFaultRoutes(): Hono<Env> {
   const app = new Hono<Env>()
 
@@ -55,6 +67,17 @@ export function controlFaultRoutes(): Hono<Env> {
     const { enabled } = await body(c, forwardCompatBody)
     c.var.deps.forwardCompat.enabled = enabled
     return c.json({ enabled })
+  })
+
+  app.get('/settings', (c) => c.json(settingsView(c.var.deps.settings)))
+
+  app.post('/settings', async (c) => {
+    const patch = await body(c, settingsBody)
+    const { settings } = c.var.deps
+    if (patch.rate_limits !== undefined) settings.rateLimits = patch.rate_limits
+    if (patch.allow_insecure_webhooks !== undefined)
+      settings.allowInsecureWebhooks = patch.allow_insecure_webhooks
+    return c.json(settingsView(settings))
   })
 
   return app

@@ -73,7 +73,7 @@ const badUrl = (problem: string) =>
  * one comes within a few seconds. A name that does not resolve now is accepted: every attempt resolves again.
  */
 async function checkAddress(deps: Deps, text: string): Promise<void> {
-  const insecure = deps.config.allowInsecureWebhooks
+  const insecure = deps.settings.allowInsecureWebhooks
   const checked = checkEndpointUrl(text, insecure)
   if (!checked.ok) throw badUrl(checked.problem)
   const host = bareHost(checked.url)
@@ -262,7 +262,7 @@ export function webhookRoutes(app: Hono<Env>): void {
   // WHM-009 (Idempotency-Key, by route()), WHM-010, WHM-012, WHN-005: same event, same bytes, new attempts.
   route(app, 'replayWebhookDelivery', (c, req) => {
     const deps = c.var.deps
-    const { db, clock, config } = deps
+    const { db, clock } = deps
     const projectId = req.ownerProjectId
     const original = getDelivery(db, req.params.delivery_id)
     if (!original || original.project_id !== projectId) {
@@ -279,7 +279,7 @@ export function webhookRoutes(app: Hono<Env>): void {
       throw new ApiError('NOT_FOUND', { message: 'The event of this delivery is past retention.' })
     }
     // WHM-010: at most 10 replays per minute per Project.
-    if (config.rateLimits)
+    if (deps.settings.rateLimits)
       chargeRate(deps, [{ id: `webhook-replay:${projectId}`, limit: REPLAYS_PER_MINUTE }], () => ({
         message: `At most ${REPLAYS_PER_MINUTE} webhook replays per minute per Project.`,
         details: { limit: REPLAYS_PER_MINUTE, scope: 'project' },

@@ -202,7 +202,7 @@ function attemptHandler(payload: AttemptPayload, ctx: TimerContext): SideEffect 
     'Service-Signature': signatureHeader(endpoint.secret, nowMs, bytes),
   }
   const url = endpoint.url
-  const allowInsecure = deps.config.allowInsecureWebhooks
+  const allowInsecure = deps.settings.allowInsecureWebhooks
   const trustedCa = deps.config.webhookCa
   // After commit: queue the send and return at once; the advance goes on with the next timer.
   return () => {
