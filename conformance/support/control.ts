@@ -34,6 +34,20 @@ export class MockControl {
   advance = (seconds: number) =>
     this.call<{ now: string }>('POST', '/_mock/clock/advance', { seconds })
   reset = () => this.call<{ now: string; mode?: 'manual' | 'realtime' }>('POST', '/_mock/reset')
+  /**
+   * The mock's switchable settings (call-rate limits, loopback webhook endpoints); undefined for a mock that
+   * predates them (404).
+   */
+  settings = async (): Promise<MockSettings | undefined> => {
+    const res = await this.api.send('GET', '/_mock/settings', undefined, {
+      check: false,
+      headers: CONTROL_HEADERS,
+    })
+    return res.status === 200 ? (res.body as MockSettings) : undefined
+  }
+  /** Switches settings until the next reset (which brings back the mock's start flags). */
+  setSettings = (patch: Partial<MockSettings>) =>
+    this.call<MockSettings>('POST', '/_mock/settings', patch)
   /** Queues a scenario (a name, or an inline script) for the next `times` executions of a Deployment or Workflow. */
   queueScenario = (target_id: string, scenario: string | Record<string, unknown>, times?: number) =>
     this.call<unknown>(
@@ -139,6 +153,9 @@ export class MockControl {
   deleteArtifact = (artifactId: string) =>
     this.call<{ artifact_id: string; deleted: true }>('DELETE', `/_mock/artifacts/${artifactId}`)
 }
+
+/** GET /_mock/settings: what a test may switch until the next reset. */
+export type MockSettings = { rate_limits: boolean; allow_insecure_webhooks: boolean }
 
 /** POST /_mock/artifacts: the new artifact's id and its ArtifactDetail fields. */
 export type ArtifactCreated = {

@@ -23,3 +23,15 @@ export function role<T>(ctx: TestContext, value: T | undefined, name: string): T
   if (value === undefined) ctx.skip(`the target's world has no ${name}`)
   return value
 }
+
+/**
+ * The test's webhook receiver listens on 127.0.0.1: a mock delivers there (the file asked for loopback
+ * receivers: useTarget({ allowInsecureWebhooks: true })); a real target delivers only to public HTTPS
+ * addresses (Webhook notifications, rule 10), so the test is skipped there.
+ */
+export function loopbackReceiver(ctx: TestContext, target: Target): void {
+  if (!target.capabilities.insecureWebhooks)
+    ctx.skip(
+      'the target does not deliver to the receiver on 127.0.0.1 (a real target sends only to public HTTPS addresses)',
+    )
+}

@@ -1,7 +1,10 @@
 /**
  * The system under test. The only module of the suite that imports mock/.
  *   default             the mock in this process, served on 127.0.0.1 on a free port (virtual time, control API)
- *   TARGET_URL=<url>    a mock started elsewhere (`npm start`), world from its control API; or a real
+ *   TARGET_URL=<url>    a mock started elsewhere (`npm start`, any flags), world from its control API; what a
+ *                       test file needs of it (call-rate limits off, loopback webhook receivers) is switched
+ *                       through POST /_mock/settings after every reset, as an in-process mock gets it from
+ *                       createMock's options; or a real
  *                       deployment when the world is given: TARGET_WORLD_JSON (the conformance CLI sets it from
  *                       its flags), TARGET_WORLD=<file>, or TARGET_API_KEY (+ TARGET_DEPLOYMENT,
  *                       TARGET_WORKFLOW, TARGET_OWNER_TOKEN) to discover it. On a real target mock-only tests are
@@ -17,7 +20,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { createMock, type Mock, type MockOptions } from '../../mock/index.js'
 import { ApiClient } from './client.js'
-import { MockControl } from './control.js'
+import { MockControl, type MockSettings } from './control.js'
 import { CALL_RATES, ledgerFromEnv, RunLedger, RunPacer, skipCurrentTest } from './pace.js'
 import {
   discoverWorld,
@@ -67,19 +70,26 @@ export async function startTarget(options: TargetOptions = {}): Promise<Target> 
     const api = new ApiClient(baseUrl)
     const control = new MockControl(api)
     await control.reset()
-    const target = await mockTarget('mock-http', api, control, false, async () => {})
-    // The option cannot be applied to a mock started elsewhere: a test that needs call rates off is skipped
-    // there when the mock enforces them (instead of failing on 429s that only move its clock).
-    if (options.rateLimits === false && (await enforcesCallRates(target))) {
-      const fresh = target.fresh
-      target.fresh = async () => {
-        skipCurrentTest(
-          'needs a mock without call-rate limits: this one enforces them (start it with --no-rate-limits)',
-        )
-        await fresh()
-      }
+    // What the test needs of the mock is switched through the control API after every reset (a reset brings
+    // back the flags the mock was started with), so a mock started with its default flags runs every test.
+    const wanted = wantedSettings(options)
+    const started = await control.settings()
+    if (!started) return olderMockTarget(api, control, options)
+    const switched = Object.entries(wanted).some(
+      ([name, value]) => started[name as keyof MockSettings] !== value,
+    )
+    const apply = async () => {
+      if (switched) await control.setSettings(wanted)
     }
-    return target
+    await apply()
+    return mockTarget(
+      'mock-http',
+      api,
+      control,
+      wanted.allow_insecure_webhooks,
+      async () => {},
+      apply,
+    )
   }
   if (env.CONFORMANCE_REHEARSAL === 'real') return rehearsalTarget()
   const mock = await (await mockFactory())({ clock: 'manual', ...options })
@@ -140,6 +150,34 @@ const realTarget = (api: ApiClient, world: World, close: () => Promise<void>): T
   close,
 })
 
+/** The mock settings a test file's options ask for (the in-process mock gets them as createMock options). */
+const wantedSettings = (options: TargetOptions): MockSettings => ({
+  rate_limits: options.rateLimits ?? true,
+  allow_insecure_webhooks: options.allowInsecureWebhooks ?? false,
+})
+
+/**
+ * A mock over HTTP without GET /_mock/settings (an older mock): the options cannot be switched, so a test that
+ * needs call rates off is skipped when the mock enforces them (instead of failing on 429s).
+ */
+async function olderMockTarget(
+  api: ApiClient,
+  control: MockControl,
+  options: TargetOptions,
+): Promise<Target> {
+  const target = await mockTarget('mock-http', api, control, false, async () => {})
+  if (options.rateLimits === false && (await enforcesCallRates(target))) {
+    const fresh = target.fresh
+    target.fresh = async () => {
+      skipCurrentTest(
+        'needs a mock without call-rate limits: this mock predates /_mock/settings and enforces them',
+      )
+      await fresh()
+    }
+  }
+  return target
+}
+
 /** Whether a mock over HTTP answers the 61st read of a minute with 429 (then reset again). */
 async function enforcesCallRates(target: Target): Promise<boolean> {
   let limited = false
@@ -177,6 +215,8 @@ async function mockTarget(
   control: MockControl,
   insecureWebhooks: boolean,
   close: () => Promise<void>,
+  /** After every reset: switch the settings the test needs (a mock over HTTP). */
+  afterReset: () => Promise<void> = async () => {},
 ): Promise<Target> {
   const world = worldFromFixtures(await control.fixtures(), Date.parse((await control.clock()).now))
   return {
@@ -190,6 +230,7 @@ async function mockTarget(
       // A reset goes back to the mode the mock was started in: the suite moves virtual time itself.
       const { mode } = await control.reset()
       if (mode === 'realtime') await control.setMode('manual')
+      await afterReset()
     },
     close,
   }

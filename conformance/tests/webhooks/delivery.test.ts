@@ -10,7 +10,7 @@ import type { ApiResponse } from '../../support/client.js'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
 import { createSession, type SessionReceipt } from '../../support/session-create.js'
-import { assumedRule, role } from '../../support/skip.js'
+import { assumedRule, loopbackReceiver, role } from '../../support/skip.js'
 import { Deduplicator, verifySignature } from '../../support/target.js'
 import { useTarget } from '../../support/use-target.js'
 import {
@@ -43,8 +43,7 @@ type DeliveryRecord = {
 
 /** The receiver needs http://127.0.0.1, which only an in-process mock with the insecure flag accepts. */
 function needsLocalReceiver(ctx: TestContext): { owner: string } {
-  if (!target.capabilities.insecureWebhooks)
-    ctx.skip('mock only: needs --allow-insecure-webhooks to deliver to a receiver on 127.0.0.1')
+  loopbackReceiver(ctx, target)
   return { owner: role(ctx, target.world.ownerToken, 'owner login token') }
 }
 

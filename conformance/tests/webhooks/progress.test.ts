@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { req } from '../../support/req.js'
 import { startRun } from '../../support/runs.js'
 import { createSession, type SessionReceipt } from '../../support/session-create.js'
-import { mockOnly, role } from '../../support/skip.js'
+import { loopbackReceiver, mockOnly, role } from '../../support/skip.js'
 import { useTarget } from '../../support/use-target.js'
 import { useTestReceiver } from './receiver.js'
 
@@ -34,8 +34,7 @@ const NOTIFICATION_FIELDS = [
 
 describe('progress notices', () => {
   it(`${req('WHM-013', 'WHN-002', 'WHN-004')} an endpoint subscribed to tool.started gets one notice per tool call, with ids and status only`, async (ctx) => {
-    if (!target.capabilities.insecureWebhooks)
-      ctx.skip('mock only: needs --allow-insecure-webhooks to deliver to a receiver on 127.0.0.1')
+    loopbackReceiver(ctx, target)
     const control = mockOnly(ctx, target, 'scripts an execution that calls tools')
     const owner = role(ctx, target.world.ownerToken, 'owner login token')
     const created = await target.api.post(
@@ -75,8 +74,7 @@ describe('progress notices', () => {
   })
 
   it(`${req('EVT-005', 'WHN-004', 'WHM-005')} sends one run.step.completed notice per step end, with run_id and step_id, while the Run goes on`, async (ctx) => {
-    if (!target.capabilities.insecureWebhooks)
-      ctx.skip('mock only: needs --allow-insecure-webhooks to deliver to a receiver on 127.0.0.1')
+    loopbackReceiver(ctx, target)
     const control = mockOnly(ctx, target, 'scripts a multi-step Run')
     const owner = role(ctx, target.world.ownerToken, 'owner login token')
     const workflow = role(ctx, target.world.workflows.available, 'available workflow')
