@@ -1,9 +1,10 @@
 /**
  * Limits > Call rates: Accept class 10 per minute (Session, Turn and Run creation, uploads), Read class 60 per
  * minute (everything else), applied separately per key, per Project and per Deployment, lower limits possible
- * on a key or Deployment; 429 RATE_LIMITED with Retry-After and details.reset_at. Each test starts from fresh
- * counters (target.fresh()), so these run only on a mock target; 429 shape is also checked in
- * errors/envelope.test.ts on any target.
+ * on a key or Deployment; 429 RATE_LIMITED with Retry-After and details.reset_at. The exact counts need fresh
+ * counters (target.fresh()), so they run on a mock target; on any target, a real one included, a burst
+ * shows the limit: whatever the window's shape (fixed minutes or sliding) and whatever the run spent before,
+ * 2n+1 calls of a class sent within one minute hold n+1 in one window, so one of them must be refused.
  */
 import { describe, expect, it } from 'vitest'
 import { idempotencyKeyOfBytes } from '../../arbitraries/headers.js'
@@ -43,6 +44,54 @@ const upload = (key: string) =>
     { content: 'rate\n', filename: 'rate.txt', contentType: 'text/plain' },
     { key, idem: idempotencyKeyOfBytes(40) },
   )
+
+/** The target's time in ms: the mock's virtual clock, or the wall clock of a real target. */
+async function targetNow(): Promise<number> {
+  return target.control ? Date.parse((await target.control.clock()).now) : Date.now()
+}
+
+/**
+ * Sends calls of one class until the first 429, at most 2n+1 of them (n: the document's limit per minute);
+ * returns the 429. Skips as inconclusive when the calls took a minute or more (a slow target: the burst
+ * could have spread over windows without breaking the rule).
+ */
+async function burstUntilLimited(
+  ctx: { skip(note: string): never },
+  perMinute: number,
+  send: () => Promise<ApiResponse>,
+  ok: number,
+): Promise<ApiResponse> {
+  const started = await targetNow()
+  for (let i = 1; i <= 2 * perMinute + 1; i++) {
+    const res = await send()
+    if (res.status === 429) return res
+    expect(res.status, `call ${i}: ${res.text.slice(0, 200)}`).toBe(ok)
+  }
+  if ((await targetNow()) - started >= 60_000)
+    ctx.skip('inconclusive: the burst took a minute or more on this target')
+  throw new Error(`${2 * perMinute + 1} calls of one class within a minute and none was refused`)
+}
+
+describe('call rates on any target (a burst)', () => {
+  it(`${req('RATE-002', 'RATE-005')} refuses one of 121 reads sent within a minute with RATE_LIMITED and Retry-After`, async (ctx) => {
+    const key = target.world.keys.full
+    const res = await burstUntilLimited(
+      ctx,
+      READ_PER_MINUTE,
+      () => target.api.get('/v1/deployments', { key }),
+      200,
+    )
+    expectError(res, 'RATE_LIMITED')
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0)
+  })
+
+  it(`${req('RATE-001', 'RATE-005')} refuses one of 21 uploads sent within a minute with RATE_LIMITED and Retry-After`, async (ctx) => {
+    const key = target.world.keys.full
+    const res = await burstUntilLimited(ctx, ACCEPT_PER_MINUTE, () => upload(key), 201)
+    expectError(res, 'RATE_LIMITED')
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0)
+  })
+})
 
 describe('call rates', () => {
   it(`${req('RATE-002', 'RATE-005', 'ERR-083')} answers the 61st read within a minute with RATE_LIMITED, Retry-After and details.reset_at`, async (ctx) => {
