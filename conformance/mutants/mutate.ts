@@ -23,7 +23,7 @@ export function patchProblem(text: string | undefined, patch: Patch): string | u
 }
 
 /** The problems of a variant's patches against the sources under `root` (empty: it applies). */
-export function variantProblems(root: string, variant: Variant): string[] {
+export function variantProblems(root: string, variant: Pick<Variant, 'patches'>): string[] {
   const texts = new Map<string, string>()
   const problems: string[] = []
   for (const patch of variant.patches) {
@@ -41,8 +41,15 @@ export function variantProblems(root: string, variant: Variant): string[] {
   return problems
 }
 
-/** Copies the mock from `root` to `dir` and applies the variant; throws when a patch does not apply. */
-export function makeVariant(root: string, dir: string, variant: Variant): void {
+/**
+ * Copies the mock from `root` to `dir` and applies the variant (a mutant, or a benign variant of
+ * ../benign/); throws when a patch does not apply.
+ */
+export function makeVariant(
+  root: string,
+  dir: string,
+  variant: Pick<Variant, 'name' | 'patches'>,
+): void {
   const problems = variantProblems(root, variant)
   if (problems.length > 0)
     throw new Error(`variant ${variant.name} is stale: ${problems.join('; ')}`)

@@ -1,29 +1,31 @@
 /**
- * `npm run conformance:mutants -- [--variant NAME ...] [--jobs N] [--seed S] [--report-dir DIR] [--keep]`
+ * `npm run conformance:mutants -- [--variant NAME ...] [--jobs N] [--seed S] [--report-dir DIR] [--keep]
+ *   [--mock-only]`
  *
- * The suite must bite: every variant of variants.ts (a deliberately broken copy of the mock) is served in
- * process to the conformance CLI (CONFORMANCE_MOCK_ROOT), with the variant's selection, and must fail with one
- * of its expected requirement ids. First the unbroken mock runs the union of the selections with the same seed:
- * a requirement failing there cannot count as catching anything. Writes mutants.md and mutants.json; exit 0 only
- * when every variant was caught by an expected id.
+ * The suite must bite: every variant of variants.ts (a deliberately broken copy of the mock) is served to the
+ * conformance CLI (CONFORMANCE_MOCK_ROOT), with the variant's selection, and must fail with one of its
+ * expected requirement ids. Each variant runs twice: in mock mode (the copy in process with its control API)
+ * and in real-deployment mode (CONFORMANCE_REHEARSAL=real: the copy seen as a real deployment, no control API,
+ * no reset, lenient), which shows what the suite catches of the bug on a real target. First the unbroken mock
+ * runs the union of the selections in each mode with the same seed: a requirement failing there cannot count
+ * as catching anything (the call-rate checks fail in a rehearsal by design). Writes mutants.md and
+ * mutants.json; exit 0 only when every variant was caught by an expected id in mock mode, and in real mode
+ * too unless the variant states why a black box cannot see it there (realMiss in variants.ts).
  */
-import { spawn } from 'node:child_process'
 import { randomInt } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { makeVariant } from './mutate.js'
+import { areasOf, pool, ROOT, runAsScript, runSuite, type Mode } from './suite-run.js'
 import { VARIANTS, type Variant } from './variants.js'
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const CLI = join(ROOT, 'conformance/cli/main.ts')
 
 const USAGE = `usage: npm run conformance:mutants -- [options]
   --variant <name>     run only this variant (repeatable; default every variant)
   --jobs <n>           variants run at once (default 1; each run uses every core)
   --wide               run the whole areas of the expected ids (slower; shows what else catches each)
+  --mock-only          skip the real-deployment mode runs (the mock-mode verdicts only)
   --seed <n>           fast-check seed of every run (default a new one, printed)
   --report-dir <dir>   where mutants.md and mutants.json go (default ./mutants-report)
   --keep               keep the variants' copies and their conformance reports (printed)
@@ -31,11 +33,8 @@ const USAGE = `usage: npm run conformance:mutants -- [options]
 
 export type Verdict = 'caught' | 'caught-elsewhere' | 'survived' | 'did-not-run'
 
-export type VariantResult = {
-  name: string
-  bug: string
-  expect: string[]
-  selection: string[]
+/** One mode's outcome for a variant. */
+export type ModeResult = {
   verdict: Verdict
   /** Expected ids that failed. */
   caughtBy: string[]
@@ -45,12 +44,16 @@ export type VariantResult = {
   note?: string
 }
 
-type RunOutcome = { failed: string[]; ran: boolean; log: string; seconds: number }
-
-/** The areas of requirement ids (SES-001 -> SES). */
-const areasOf = (ids: readonly string[]): string[] => [
-  ...new Set(ids.map((id) => id.replace(/-\d{3}$/, ''))),
-]
+export type VariantResult = ModeResult & {
+  name: string
+  bug: string
+  expect: string[]
+  selection: string[]
+  /** Real-deployment mode (absent with --mock-only). */
+  real?: ModeResult
+  /** Why a black box cannot see the bug on a real target (variants.ts), when it says so. */
+  realMiss?: string
+}
 
 /** The checks a variant runs: those of its expected ids, or (wide) of their areas. */
 export const selectionOf = (v: Variant, wide = false): string[] =>
@@ -76,72 +79,13 @@ export function judge(
   return { verdict, caughtBy, alsoFailed }
 }
 
-/** Runs the conformance CLI in a child process against the mock at `mockRoot`. */
-function runSuite(
-  mockRoot: string,
-  selection: string[],
-  seed: number,
-  reportDir: string,
-): Promise<RunOutcome> {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([k]) => !k.startsWith('VITEST') && !k.startsWith('TARGET_') && !k.startsWith('FC_'),
-    ),
-  )
-  const started = process.hrtime.bigint()
-  return new Promise((done, fail) => {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        CLI,
-        '--only',
-        selection.join(','),
-        '--seed',
-        String(seed),
-        '--report-dir',
-        reportDir,
-      ],
-      {
-        cwd: ROOT,
-        env: { ...env, CONFORMANCE_MOCK_ROOT: mockRoot, FORCE_COLOR: '0' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    )
-    let log = ''
-    child.stdout.on('data', (d: Buffer) => (log += d.toString()))
-    child.stderr.on('data', (d: Buffer) => (log += d.toString()))
-    child.on('error', fail)
-    child.on('close', () => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9
-      writeFileSync(join(reportDir, 'run.log'), log)
-      try {
-        const report = JSON.parse(readFileSync(join(reportDir, 'requirements.json'), 'utf8')) as {
-          requirements: { id: string; state: string }[]
-        }
-        const failed = report.requirements.filter((r) => r.state === 'failed').map((r) => r.id)
-        done({ failed, ran: true, log, seconds })
-      } catch {
-        done({ failed: [], ran: false, log, seconds })
-      }
-    })
-  })
-}
-
-/** Runs `tasks` with at most `jobs` at once, in order of start. */
-async function pool<T>(jobs: number, tasks: (() => Promise<T>)[]): Promise<T[]> {
-  const results: T[] = new Array<T>(tasks.length)
-  let next = 0
-  const worker = async () => {
-    while (next < tasks.length) {
-      const i = next++
-      results[i] = await tasks[i]!()
-    }
-  }
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(jobs, tasks.length)) }, worker))
-  return results
-}
+/**
+ * Whether a variant's results keep the run green: caught in mock mode, and in real mode unless it was not run
+ * (--mock-only) or the variant states why a real target cannot show the bug.
+ */
+export const passes = (r: Pick<VariantResult, 'verdict' | 'real' | 'realMiss'>): boolean =>
+  r.verdict === 'caught' &&
+  (r.real === undefined || r.real.verdict === 'caught' || r.realMiss !== undefined)
 
 const VERDICT_TEXT: Record<Verdict, string> = {
   caught: 'caught',
@@ -150,23 +94,38 @@ const VERDICT_TEXT: Record<Verdict, string> = {
   'did-not-run': 'did not run',
 }
 
+const modeText = (m: ModeResult): string =>
+  `${VERDICT_TEXT[m.verdict]}${m.note ? ` (${m.note})` : ''}${m.caughtBy.length ? ` by ${m.caughtBy.join(', ')}` : ''}${m.alsoFailed.length ? `; also ${m.alsoFailed.join(', ')}` : ''}`
+
 export function markdown(
   results: readonly VariantResult[],
-  meta: { seed: number; baseline: string[] },
+  meta: { seed: number; baseline: string[]; realBaseline?: string[] },
 ): string {
+  const real = results.some((r) => r.real)
   const lines = [
     '# Mutation self-test',
     '',
-    `Seed ${meta.seed}. ${results.filter((r) => r.verdict === 'caught').length} of ${results.length} variants caught by an expected requirement.`,
+    `Seed ${meta.seed}. ${results.filter((r) => r.verdict === 'caught').length} of ${results.length} variants caught by an expected requirement in mock mode` +
+      (real
+        ? `; ${results.filter((r) => r.real?.verdict === 'caught').length} in real-deployment mode (${results.filter((r) => r.real && r.real.verdict !== 'caught' && r.realMiss).length} more with a stated reason a black box cannot see them).`
+        : '.'),
     meta.baseline.length > 0
       ? `Failing on the unbroken mock too (not counted): ${meta.baseline.join(', ')}.`
       : 'The unbroken mock passed the whole selection.',
+    ...(meta.realBaseline && meta.realBaseline.length > 0
+      ? [
+          `Failing on the unbroken mock in real-deployment mode (not counted there): ${meta.realBaseline.join(', ')}.`,
+        ]
+      : []),
     '',
-    '| variant | bug | verdict | caught by | also failed | selection |',
-    '|---|---|---|---|---|---|',
-    ...results.map(
-      (r) =>
-        `| ${r.name} | ${r.bug} | ${VERDICT_TEXT[r.verdict]}${r.note ? ` (${r.note})` : ''} | ${r.caughtBy.join(', ') || '-'} | ${r.alsoFailed.join(', ') || '-'} | ${r.selection.join(', ')} |`,
+    real
+      ? '| variant | bug | mock mode | real mode | selection |'
+      : '| variant | bug | verdict | caught by | also failed | selection |',
+    real ? '|---|---|---|---|---|' : '|---|---|---|---|---|---|',
+    ...results.map((r) =>
+      real
+        ? `| ${r.name} | ${r.bug} | ${modeText(r)} | ${r.real ? modeText(r.real) : '-'}${r.realMiss && r.real?.verdict !== 'caught' ? ` (not visible: ${r.realMiss})` : ''} | ${r.selection.join(', ')} |`
+        : `| ${r.name} | ${r.bug} | ${VERDICT_TEXT[r.verdict]}${r.note ? ` (${r.note})` : ''} | ${r.caughtBy.join(', ') || '-'} | ${r.alsoFailed.join(', ') || '-'} | ${r.selection.join(', ')} |`,
     ),
     '',
   ]
@@ -180,6 +139,7 @@ async function main(argv: string[]): Promise<number> {
       variant: { type: 'string', multiple: true },
       jobs: { type: 'string', default: '1' },
       wide: { type: 'boolean', default: false },
+      'mock-only': { type: 'boolean', default: false },
       seed: { type: 'string' },
       'report-dir': { type: 'string', default: 'mutants-report' },
       keep: { type: 'boolean', default: false },
@@ -205,86 +165,119 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`conformance:mutants: --jobs and --seed take integers\n${USAGE}\n`)
     return 2
   }
+  const modes: Mode[] = values['mock-only'] ? ['mock'] : ['mock', 'real']
   const reportDir = resolve(values['report-dir'])
   mkdirSync(reportDir, { recursive: true })
   const work = mkdtempSync(join(tmpdir(), 'conformance-mutants-'))
   const out = (line: string) => process.stdout.write(`${line}\n`)
   out(
-    `conformance:mutants: ${variants.length} variants, seed ${seed}, ${jobs} at a time${values.wide ? ', whole areas' : ''}`,
+    `conformance:mutants: ${variants.length} variants, seed ${seed}, ${jobs} at a time, modes ${modes.join(' and ')}${values.wide ? ', whole areas' : ''}`,
   )
 
   // The unbroken mock, served from a copy like the variants (same module paths, same start-up).
   const baselineRoot = join(work, 'baseline')
-  makeVariant(ROOT, baselineRoot, { name: 'baseline', bug: '', patches: [], expect: [] })
+  makeVariant(ROOT, baselineRoot, { name: 'baseline', patches: [] })
   const union = [...new Set(variants.flatMap((v) => selectionOf(v, values.wide)))]
-  mkdirSync(join(baselineRoot, 'report'))
-  const baseline = await runSuite(baselineRoot, union, seed, join(baselineRoot, 'report'))
-  if (!baseline.ran) {
-    process.stderr.write(`conformance:mutants: the unbroken mock did not run:\n${baseline.log}\n`)
-    return 1
+  const baselineFailed = new Map<Mode, Set<string>>()
+  for (const mode of modes) {
+    const dir = join(baselineRoot, `report-${mode}`)
+    mkdirSync(dir)
+    const baseline = await runSuite({
+      mockRoot: baselineRoot,
+      selection: union,
+      seed,
+      reportDir: dir,
+      mode,
+    })
+    if (!baseline.ran) {
+      process.stderr.write(
+        `conformance:mutants: the unbroken mock did not run (${mode} mode):\n${baseline.log}\n`,
+      )
+      return 1
+    }
+    baselineFailed.set(mode, new Set(baseline.failed))
+    out(
+      `baseline, ${mode} mode (${union.join(', ')}): ${baseline.failed.length === 0 ? 'passed' : `failed ${baseline.failed.join(', ')} (not counted)`} in ${baseline.seconds.toFixed(0)} s`,
+    )
   }
-  const baselineFailed = new Set(baseline.failed)
-  out(
-    `baseline (${union.join(', ')}): ${baseline.failed.length === 0 ? 'passed' : `failed ${baseline.failed.join(', ')} (not counted)`} in ${baseline.seconds.toFixed(0)} s`,
-  )
 
   const results = await pool(
     jobs,
     variants.map((v) => async (): Promise<VariantResult> => {
       const dir = join(work, v.name)
       const selection = selectionOf(v, values.wide)
-      let outcome: RunOutcome
-      let note: string | undefined
+      const byMode = new Map<Mode, ModeResult>()
+      let made: string | undefined
       try {
         makeVariant(ROOT, dir, v)
-        mkdirSync(join(dir, 'report'))
-        outcome = await runSuite(dir, selection, seed, join(dir, 'report'))
-        if (!outcome.ran) note = `see ${join(dir, 'report', 'run.log')}`
       } catch (error) {
-        outcome = { failed: [], ran: false, log: '', seconds: 0 }
-        note = error instanceof Error ? error.message : String(error)
+        made = error instanceof Error ? error.message : String(error)
+      }
+      for (const mode of modes) {
+        if (made) {
+          byMode.set(mode, {
+            ...judge(v, [], new Set(), false),
+            seconds: 0,
+            note: made,
+          })
+          continue
+        }
+        const reports = join(dir, `report-${mode}`)
+        mkdirSync(reports)
+        const outcome = await runSuite({ mockRoot: dir, selection, seed, reportDir: reports, mode })
+        byMode.set(mode, {
+          ...judge(v, outcome.failed, baselineFailed.get(mode)!, outcome.ran),
+          seconds: outcome.seconds,
+          ...(outcome.ran ? {} : { note: `see ${join(reports, 'run.log')}` }),
+        })
       }
       const result: VariantResult = {
         name: v.name,
         bug: v.bug,
         expect: v.expect,
         selection,
-        ...judge(v, outcome.failed, baselineFailed, outcome.ran),
-        seconds: outcome.seconds,
-        ...(note ? { note } : {}),
+        ...byMode.get('mock')!,
+        ...(byMode.has('real') ? { real: byMode.get('real')! } : {}),
+        ...(v.realMiss ? { realMiss: v.realMiss } : {}),
       }
+      const real = result.real
       out(
-        `${result.verdict === 'caught' ? 'caught  ' : 'MISSED  '} ${v.name}: ${VERDICT_TEXT[result.verdict]}` +
-          `${result.caughtBy.length ? ` by ${result.caughtBy.join(', ')}` : ''}` +
-          `${result.alsoFailed.length ? `; also ${result.alsoFailed.join(', ')}` : ''} (${result.seconds.toFixed(0)} s)`,
+        `${passes(result) ? 'caught  ' : 'MISSED  '} ${v.name}: ${modeText(result)} (${result.seconds.toFixed(0)} s)` +
+          (real
+            ? `; real mode: ${modeText(real)} (${real.seconds.toFixed(0)} s)${real.verdict !== 'caught' && v.realMiss ? ` [stated: ${v.realMiss}]` : ''}`
+            : ''),
       )
       return result
     }),
   )
 
-  const meta = { seed, baseline: baseline.failed }
+  const meta = {
+    seed,
+    baseline: [...baselineFailed.get('mock')!],
+    ...(baselineFailed.has('real') ? { realBaseline: [...baselineFailed.get('real')!] } : {}),
+  }
   writeFileSync(
     join(reportDir, 'mutants.json'),
     `${JSON.stringify({ ...meta, results }, null, 2)}\n`,
   )
   writeFileSync(join(reportDir, 'mutants.md'), markdown(results, meta))
   const caught = results.filter((r) => r.verdict === 'caught').length
+  const realCaught = results.filter((r) => r.real?.verdict === 'caught').length
+  const ok = results.filter(passes).length
   out('')
-  out(`mutants: ${caught} of ${results.length} caught by an expected requirement (seed ${seed})`)
+  out(
+    `mutants: ${caught} of ${results.length} caught by an expected requirement in mock mode` +
+      (modes.includes('real') ? `, ${realCaught} in real-deployment mode` : '') +
+      ` (seed ${seed})`,
+  )
+  for (const r of results.filter((x) => !passes(x)))
+    out(
+      `  not passing: ${r.name}${r.verdict !== 'caught' ? ' (missed in mock mode)' : ' (missed in real mode, no stated reason)'}`,
+    )
   out(`reports: ${join(reportDir, 'mutants.md')}, ${join(reportDir, 'mutants.json')}`)
   if (values.keep) out(`variants and their reports kept in ${work}`)
   else rmSync(work, { recursive: true, force: true })
-  return caught === results.length ? 0 : 1
+  return ok === results.length ? 0 : 1
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      process.stderr.write(
-        `conformance:mutants: ${error instanceof Error ? error.stack : String(error)}\n`,
-      )
-      process.exit(1)
-    },
-  )
-}
+runAsScript(import.meta.url, 'conformance:mutants', main)

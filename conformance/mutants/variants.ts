@@ -14,6 +14,11 @@ export type Variant = {
   patches: Patch[]
   /** Requirement ids at least one of which must fail; the run selects their checks. */
   expect: string[]
+  /**
+   * Why a black box cannot see the bug on a real target (no control API: no virtual time, no fixtures, no
+   * reset; call rates off in a rehearsal): a real-deployment mode run that misses it is then no failure.
+   */
+  realMiss?: string
 }
 
 export const VARIANTS: readonly Variant[] = [
