@@ -4,16 +4,19 @@
  * (support/strictness.ts: the mock by default, or CONFORMANCE_STRICT=1); otherwise it is a warning, once per
  * operation, status and field. Runs after response_schema_conformance, on a body that already matches.
  */
-import { bodySchemaPointer, documentedResponse } from '../support/operations.js'
+import { bodySchemaPointer, documentedResponse, viewFor } from '../support/operations.js'
 import { reportUnknownFields, undocumentedFields } from '../support/unknown-fields.js'
 import { ConformanceFailure } from './failure.js'
-import { header, isJson, type ResponseCheck } from './types.js'
+import { header, isJson, isProxyAnswer, targetKind, type ResponseCheck } from './types.js'
 
 export const unknownResponseFields: ResponseCheck = {
   name: 'unknown_response_fields',
   requirements: [],
-  run({ operation, response, strict }) {
+  run(ctx) {
+    const { operation, response, strict } = ctx
     if (!operation || !isJson(response)) return
+    const kind = targetKind(ctx)
+    if (isProxyAnswer(response, kind)) return
     const documented = documentedResponse(operation, response.status)
     if (!documented) return
     const mediaType = (header(response, 'content-type') ?? '').split(';')[0]!.trim()
@@ -23,7 +26,7 @@ export const unknownResponseFields: ResponseCheck = {
     if (!pointer) return
     reportUnknownFields(
       `${operation.operationId} ${response.status}`,
-      undocumentedFields(pointer, response.body),
+      undocumentedFields(pointer, response.body, viewFor(kind)),
       (message) => {
         throw new ConformanceFailure(
           this.name,

@@ -1,9 +1,17 @@
 /**
  * The operations of spec/openapi.yaml, matched from a method and a concrete path, with compiled validators
- * for their response bodies. The checks use it to judge every response against the document.
+ * for their response bodies. The checks use it to judge every response against the document, in one of two
+ * views (support/document-view.ts): the full view (the mock's own choices included) for the mock, in this
+ * process or over HTTP, and the document-only view for a real deployment. Every validator function takes the
+ * view explicitly; left out, it is the view of the environment's target (envView).
  */
-import { escapePointer, loadOpenApi, openApiSchemas } from '../../spec/index.js'
+import { escapePointer, loadOpenApi, openApiSchemas, type SpecAjv } from '../../spec/index.js'
 import type { ValidateFunction } from 'ajv'
+import { documentViewSchemas, viewFor, type ContractView } from './document-view.js'
+import { targetKindFromEnv } from './strictness.js'
+
+export type { ContractView } from './document-view.js'
+export { viewFor } from './document-view.js'
 
 export type Operation = {
   operationId: string
@@ -16,7 +24,30 @@ export type Operation = {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch']
 const doc = loadOpenApi()
+/** The full view's schemas (the process's shared SpecAjv of spec/openapi.yaml). */
 export const specAjv = openApiSchemas()
+
+/** The view the environment's target is judged by (targetKindFromEnv of support/strictness.ts). */
+export const envView = (env: NodeJS.ProcessEnv = process.env): ContractView =>
+  viewFor(targetKindFromEnv(env))
+
+/** The compiled schemas of a view. */
+export const schemasOf = (view: ContractView): SpecAjv =>
+  view === 'full' ? specAjv : documentViewSchemas()
+
+const acceptAll = new Map<ContractView, ValidateFunction>()
+
+/**
+ * A validator for the schema at a pointer of the document, in a view. A pointer inside a schema the view
+ * relaxed to `{}` (an x-assumed shape) names no schema of that view: any value is valid there.
+ */
+export function validatorAt(pointer: string, view: ContractView = envView()): ValidateFunction {
+  const schemas = schemasOf(view)
+  if (view === 'full' || resolveIn(schemas.doc, pointer) !== undefined) return schemas.at(pointer)
+  let any = acceptAll.get(view)
+  if (!any) acceptAll.set(view, (any = schemas.ajv.compile({})))
+  return any
+}
 
 const operations: (Operation & { pattern: RegExp; literal: number })[] = []
 for (const [template, item] of Object.entries(doc.paths)) {
@@ -77,13 +108,14 @@ export function bodySchemaPointer(responsePtr: string, mediaType: string): strin
   return `${target}/content/${escapePointer(mediaType)}/schema`
 }
 
-/** The validator of a response's body schema for a media type, if one is documented. */
+/** The validator of a response's body schema for a media type in a view, if one is documented. */
 export function bodyValidator(
   responsePtr: string,
   mediaType: string,
+  view: ContractView = envView(),
 ): ValidateFunction | undefined {
   const pointer = bodySchemaPointer(responsePtr, mediaType)
-  return pointer === undefined ? undefined : specAjv.at(pointer)
+  return pointer === undefined ? undefined : validatorAt(pointer, view)
 }
 
 /** Headers documented on a response (after following its `$ref`). */
@@ -97,6 +129,10 @@ export function documentedHeaders(responsePtr: string): string[] {
 export const resolvePointer = (pointer: string): unknown => resolve(pointer)
 
 function resolve(pointer: string): unknown {
+  return resolveIn(doc, pointer)
+}
+
+function resolveIn(root: unknown, pointer: string): unknown {
   return pointer
     .replace(/^#\//, '')
     .split('/')
@@ -104,6 +140,6 @@ function resolve(pointer: string): unknown {
     .reduce<unknown>(
       (acc, key) =>
         acc && typeof acc === 'object' ? (acc as Record<string, unknown>)[key] : undefined,
-      doc,
+      root,
     )
 }

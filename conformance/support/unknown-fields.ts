@@ -10,7 +10,7 @@
  */
 import { expect } from 'vitest'
 import { escapePointer } from '../../spec/index.js'
-import { resolvePointer, specAjv } from './operations.js'
+import { envView, resolvePointer, validatorAt, type ContractView } from './operations.js'
 import { isStrict } from './strictness.js'
 import { warn } from './warnings.js'
 
@@ -38,24 +38,36 @@ const schemaAt = (pointer: string): Schema | undefined => {
   return isObject(node) ? node : undefined
 }
 
-/** The undocumented fields of a value against the schema at a pointer (`#/components/schemas/Run`). */
-export function undocumentedFields(pointer: string, value: unknown): Undocumented {
-  const found = { unknown: new Set<string>(), unsettled: new Set<string>() }
+/**
+ * The undocumented fields of a value against the schema at a pointer (`#/components/schemas/Run`). The view
+ * (support/document-view.ts; default: the environment's target's) decides which oneOf/anyOf branch a value
+ * takes: in the document view an error object with a code added after 1.3.0 still takes the PublicError branch.
+ */
+export function undocumentedFields(
+  pointer: string,
+  value: unknown,
+  view: ContractView = envView(),
+): Undocumented {
+  const found = { unknown: new Set<string>(), unsettled: new Set<string>(), view }
   walk(pointer, value, '', found)
   return { unknown: [...found.unknown], unsettled: [...found.unsettled] }
 }
 
 /** The fields of a value that no schema names (UNSETTLED_FIELDS included). */
-export function unknownFields(pointer: string, value: unknown): string[] {
-  const { unknown, unsettled } = undocumentedFields(pointer, value)
+export function unknownFields(
+  pointer: string,
+  value: unknown,
+  view: ContractView = envView(),
+): string[] {
+  const { unknown, unsettled } = undocumentedFields(pointer, value, view)
   return [...unknown, ...unsettled]
 }
 
-type Found = { unknown: Set<string>; unsettled: Set<string> }
+type Found = { unknown: Set<string>; unsettled: Set<string>; view: ContractView }
 
 function walk(pointer: string, value: unknown, path: string, found: Found): void {
   if (Array.isArray(value)) {
-    for (const p of applicable(pointer, value)) {
+    for (const p of applicable(pointer, value, found.view)) {
       if (isObject(schemaAt(p)?.items))
         for (const item of value) walk(`${p}/items`, item, `${path}[]`, found)
     }
@@ -67,7 +79,7 @@ function walk(pointer: string, value: unknown, path: string, found: Found): void
   const unsettled = new Set<string>()
   let names = false
   let open = false
-  for (const p of applicable(pointer, value)) {
+  for (const p of applicable(pointer, value, found.view)) {
     const schema = schemaAt(p)!
     if (isObject(schema.properties)) {
       names = true
@@ -92,17 +104,24 @@ function walk(pointer: string, value: unknown, path: string, found: Found): void
 }
 
 /** Every schema that applies to the value at a pointer: itself, its $ref, allOf, the matching oneOf/anyOf. */
-function applicable(pointer: string, value: unknown, seen = new Set<string>()): string[] {
+function applicable(
+  pointer: string,
+  value: unknown,
+  view: ContractView,
+  seen = new Set<string>(),
+): string[] {
   const schema = schemaAt(pointer)
   if (!schema || seen.has(pointer)) return []
   seen.add(pointer)
   const out = [pointer]
-  if (typeof schema.$ref === 'string') out.push(...applicable(schema.$ref, value, seen))
+  if (typeof schema.$ref === 'string') out.push(...applicable(schema.$ref, value, view, seen))
   if (Array.isArray(schema.allOf))
-    schema.allOf.forEach((_, i) => out.push(...applicable(`${pointer}/allOf/${i}`, value, seen)))
+    schema.allOf.forEach((_, i) =>
+      out.push(...applicable(`${pointer}/allOf/${i}`, value, view, seen)),
+    )
   for (const keyword of ['oneOf', 'anyOf'] as const) {
-    const branch = matchingBranch(pointer, schema, keyword, value)
-    if (branch) out.push(...applicable(branch, value, seen))
+    const branch = matchingBranch(pointer, schema, keyword, value, view)
+    if (branch) out.push(...applicable(branch, value, view, seen))
   }
   return out
 }
@@ -112,6 +131,7 @@ function matchingBranch(
   schema: Schema,
   keyword: 'oneOf' | 'anyOf',
   value: unknown,
+  view: ContractView,
 ): string | undefined {
   const branches = schema[keyword]
   if (!Array.isArray(branches)) return undefined
@@ -121,7 +141,7 @@ function matchingBranch(
     discriminator?.propertyName && isObject(value) ? value[discriminator.propertyName] : undefined
   const mapped = typeof tag === 'string' ? discriminator?.mapping?.[tag] : undefined
   if (mapped) return mapped
-  const index = branches.findIndex((_, i) => specAjv.at(`${pointer}/${keyword}/${i}`)(value))
+  const index = branches.findIndex((_, i) => validatorAt(`${pointer}/${keyword}/${i}`, view)(value))
   return index < 0 ? undefined : `${pointer}/${keyword}/${index}`
 }
 
@@ -164,6 +184,7 @@ export function expectDocumentedFields(
   value: unknown,
   where: string,
   strict: boolean = isStrict(),
+  view: ContractView = envView(),
 ): void {
-  reportUnknownFields(where, undocumentedFields(pointer, value), failExpect(where), strict)
+  reportUnknownFields(where, undocumentedFields(pointer, value, view), failExpect(where), strict)
 }
