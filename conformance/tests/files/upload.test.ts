@@ -122,7 +122,7 @@ describe('uploads', () => {
     expectError(res, 'INVALID_IDEMPOTENCY_KEY')
   })
 
-  it(`${req('SIZE-007', 'ERR-043', 'SIZE-015')} accepts a file of exactly 20 MiB and refuses one byte more with 413 FILE_TOO_LARGE`, async () => {
+  it(`${req('FILE-006', 'SIZE-007', 'ERR-043', 'SIZE-015')} accepts a file of exactly 20 MiB and refuses one byte more with 413 FILE_TOO_LARGE`, async () => {
     const exact = Buffer.alloc(20 * MiB, 'a')
     const ok = await upload(target, {
       filename: 'exact.txt',

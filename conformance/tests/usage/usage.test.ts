@@ -5,6 +5,7 @@
  * choice; the document does not say). Category names and the preparations shape are x-assumed.
  */
 import { expect, it } from 'vitest'
+import { mockChoice } from '../../support/assertions.js'
 import { expectError } from '../../support/expect-error.js'
 import { retryRateLimited } from '../../support/pace.js'
 import { req } from '../../support/req.js'
@@ -53,6 +54,13 @@ it(`${req('USAGE-001', 'USAGE-002')} a usage answer has status, total_su, catego
   expect(Object.keys(body)).toEqual(
     expect.arrayContaining(['status', 'total_su', 'categories', 'preparations']),
   )
+  // The document names the categories and their four fields (CostCategoryUsage), not how they are held: a map
+  // by name is the mock's choice (x-assumed); a list of them is read the same way.
+  expect(typeof body.categories, res.text).toBe('object')
+  expect(body.categories, res.text).not.toBeNull()
+  await mockChoice(target, 'x-assumed: categories is a map of CostCategoryUsage by name', () => {
+    expect(Array.isArray(body.categories)).toBe(false)
+  })
   for (const category of Object.values(body.categories)) {
     expect(['PENDING', 'FINAL']).toContain(category.status)
     expect(category.total_su === null || typeof category.total_su === 'number').toBe(true)
@@ -76,7 +84,11 @@ it(`${req('USAGE-003', 'AUTH-004')} GET /v1/usage without usage:read is 403 INSU
 it(`${req('USAGE-004')} with a deployment_id, session_id or turn_id filter, preparations is null`, async () => {
   const receipt = await newSession()
   const unfiltered = (await usage()).body as Usage
-  expect(unfiltered.preparations).not.toBeNull()
+  expect(Object.keys(unfiltered)).toContain('preparations')
+  // Unfiltered, what preparations holds is not shown; never null is the mock's choice.
+  await mockChoice(target, 'not shown: preparations is an object when no filter is used', () => {
+    expect(unfiltered.preparations).not.toBeNull()
+  })
   const queries: Record<string, string>[] = [
     { deployment_id: target.world.deployments.active },
     { session_id: receipt.session_id },
@@ -94,7 +106,10 @@ it(`${req('AUTH-005', 'USAGE-004')} a works-only key reads usage; its filters re
   const key = role(ctx, target.world.keys.worksOnly, 'works-only key')
   const res = await usage({}, key)
   expect(res.status).toBe(200)
-  expect((res.body as Usage).preparations).not.toBeNull()
+  expect(Object.keys(res.body as Usage)).toContain('preparations')
+  await mockChoice(target, 'not shown: preparations is an object when no filter is used', () => {
+    expect((res.body as Usage).preparations).not.toBeNull()
+  })
   assumedRule(ctx, target, 'a filter outside access is 404')
   expectError(await usage({ deployment_id: target.world.deployments.active }, key), 'NOT_FOUND')
 })

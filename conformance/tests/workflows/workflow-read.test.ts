@@ -4,6 +4,7 @@
  * error.code inside; workflows:read is needed; another Project's workflow is not revealed.
  */
 import { describe, expect, it } from 'vitest'
+import { mockChoice } from '../../support/assertions.js'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
 import type { WorkflowView } from '../../support/runs.js'
@@ -23,11 +24,21 @@ describe('workflow read', () => {
     expect(res.status).toBe(200)
     const w = res.body as WorkflowView
     expect(Number.isInteger(w.published_version)).toBe(true)
-    expect(typeof w.input_schema).toBe('object')
-    expect(Array.isArray(w.outputs)).toBe(true)
+    for (const field of ['input_schema', 'outputs', 'limits'])
+      expect(Object.keys(w), `the description has ${field}`).toContain(field)
     expect(w.available).toBe(true)
-    expect(typeof w.limits).toBe('object')
     expect(w.error ?? null).toBeNull()
+    // "Structure of input_schema and of the outputs contract beyond these names: not shown."
+    await mockChoice(
+      target,
+      'not shown: input_schema is a JSON Schema object, outputs a list, limits an object',
+      () => {
+        expect(typeof w.input_schema).toBe('object')
+        expect(w.input_schema).not.toBeNull()
+        expect(Array.isArray(w.outputs)).toBe(true)
+        expect(typeof w.limits).toBe('object')
+      },
+    )
     // The mock declares every field it sends (id and name are x-assumed); a real deployment may add fields.
     if (target.control) expect(unknownFields('#/components/schemas/Workflow', w)).toEqual([])
   })
