@@ -13,6 +13,7 @@ import { documentView, relaxSchema } from '../support/document-view.js'
 import {
   allOperations,
   bodySchemaPointer,
+  envTargetKind,
   envView,
   findOperation,
   validatorAt,
@@ -114,6 +115,9 @@ describe('the document view of spec/openapi.yaml', () => {
     expect(envView({})).toBe('full')
     expect(envView({ TARGET_URL: 'http://127.0.0.1:3000' })).toBe('full')
     expect(envView({ TARGET_URL: 'https://api.example.com', TARGET_API_KEY: 'k' })).toBe('document')
+    // The mock dressed as a real deployment (benign variants, real-mode mutants) is judged as one.
+    expect(envTargetKind({ CONFORMANCE_REHEARSAL: 'real' })).toBe('real')
+    expect(envView({ CONFORMANCE_REHEARSAL: 'real' })).toBe('document')
   })
 
   it(`${req('VER-003')} relaxes x-assumed to {}, keeps the frame of x-not-shown, opens the catalog enum and closed objects`, () => {

@@ -1,6 +1,5 @@
 /** What every response check receives. */
-import type { Operation } from '../support/operations.js'
-import { targetKindFromEnv } from '../support/strictness.js'
+import { envTargetKind, type Operation } from '../support/operations.js'
 import type { Target } from '../support/target.js'
 
 export type CheckedResponse = {
@@ -20,7 +19,7 @@ export type CheckContext = {
   /** Undocumented response fields fail (true) or are warnings (false); default: isStrict() of support/strictness.ts. */
   strict?: boolean
   /**
-   * The kind of target that answered; default: targetKindFromEnv() of support/strictness.ts. A real target is
+   * The kind of target that answered; default: envTargetKind() of support/operations.ts. A real target is
    * judged by the document alone (support/document-view.ts): what the document allows but the mock does not
    * choose is a warning there; the mock (in this process or over HTTP) is held to its own choices too.
    */
@@ -29,7 +28,7 @@ export type CheckContext = {
 
 /** The kind of target of a check's context. */
 export const targetKind = (ctx: Pick<CheckContext, 'kind'>): Target['kind'] =>
-  ctx.kind ?? targetKindFromEnv()
+  ctx.kind ?? envTargetKind()
 
 /** A check returns nothing when the property holds and throws ConformanceFailure when it does not. */
 export type ResponseCheck = {

@@ -9,6 +9,7 @@ import { escapePointer, loadOpenApi, openApiSchemas, type SpecAjv } from '../../
 import type { ValidateFunction } from 'ajv'
 import { documentViewSchemas, viewFor, type ContractView } from './document-view.js'
 import { targetKindFromEnv } from './strictness.js'
+import type { Target } from './target.js'
 
 export type { ContractView } from './document-view.js'
 export { viewFor } from './document-view.js'
@@ -27,9 +28,18 @@ const doc = loadOpenApi()
 /** The full view's schemas (the process's shared SpecAjv of spec/openapi.yaml). */
 export const specAjv = openApiSchemas()
 
-/** The view the environment's target is judged by (targetKindFromEnv of support/strictness.ts). */
+/**
+ * The kind of target the environment names, as startTarget (support/target.ts) reads it: targetKindFromEnv
+ * (support/strictness.ts), except that CONFORMANCE_REHEARSAL=real (the mock in this process dressed as a real
+ * deployment: the benign variants' and the real-mode mutants' runs) is a real target, as startTarget serves it.
+ * The response checks use it when their context names no kind.
+ */
+export const envTargetKind = (env: NodeJS.ProcessEnv = process.env): Target['kind'] =>
+  env.CONFORMANCE_REHEARSAL === 'real' ? 'real' : targetKindFromEnv(env)
+
+/** The view the environment's target is judged by (envTargetKind). */
 export const envView = (env: NodeJS.ProcessEnv = process.env): ContractView =>
-  viewFor(targetKindFromEnv(env))
+  viewFor(envTargetKind(env))
 
 /** The compiled schemas of a view. */
 export const schemasOf = (view: ContractView): SpecAjv =>
