@@ -10,6 +10,7 @@
  * @example
  *   import { run } from 'ai-employee-mock/conformance'
  *   const status = await run({ baseUrl: 'http://127.0.0.1:4010', only: ['SES', 'AUTH-001'] })
+ *   // a test deployment with other call rates: callRates: { accept: 5, read: 30 } (--call-rates accept=5,read=30)
  */
 import type { CliOptions } from './cli/args.js'
 import { main } from './cli/main.js'
@@ -35,6 +36,7 @@ const FLAGS: { [K in keyof Required<RunOptions>]: string } = {
   allowSpend: '--allow-spend',
   maxExecutions: '--max-executions',
   maxSu: '--max-su',
+  callRates: '--call-rates',
   only: '--only',
   seed: '--seed',
   numRuns: '--num-runs',
@@ -53,7 +55,15 @@ export function toArgv(options: RunOptions): string[] {
     if (name === 'strict' && value === false) argv.push('--lenient')
     if (value === undefined || value === false) continue
     if (value === true) argv.push(flag)
-    else if (Array.isArray(value)) for (const v of value as string[]) argv.push(flag, v)
+    else if (name === 'callRates' && typeof value === 'object') {
+      if (Object.keys(value).length > 0)
+        argv.push(
+          flag,
+          Object.entries(value)
+            .map(([cls, n]) => `${cls}=${String(n)}`)
+            .join(','),
+        )
+    } else if (Array.isArray(value)) for (const v of value as string[]) argv.push(flag, v)
     else argv.push(flag, String(value))
   }
   return argv

@@ -110,6 +110,28 @@ describe('conformance CLI arguments', () => {
     expect(() => parse(['--strict', '--lenient'])).toThrow(/exclude each other/)
   })
 
+  it('takes the call rates of a deployment whose limits differ, and refuses bad values', () => {
+    const base = ['--base-url', 'http://127.0.0.1:4010']
+    expect(parse([...base]).callRates).toBeUndefined()
+    expect(parse([...base, '--call-rates', 'accept=5,read=30']).callRates).toEqual({
+      accept: 5,
+      read: 30,
+    })
+    expect(parse([...base, '--call-rates', 'read=120']).callRates).toEqual({ read: 120 })
+    for (const bad of [
+      'accept=0',
+      'accept=-1',
+      'read=1.5',
+      'read=',
+      'write=3',
+      'accept=2,accept=3',
+      '10',
+      '',
+    ])
+      expect(() => parse([...base, '--call-rates', bad]), bad).toThrow(UsageError)
+    expect(() => parse(['--call-rates', 'accept=5'])).toThrow(/needs --base-url/)
+  })
+
   it('returns early for --help', () => {
     expect(parse(['--help', '--max-executions', '3']).help).toBe(true)
   })

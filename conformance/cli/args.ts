@@ -21,6 +21,11 @@ spending (real targets only: without --allow-spend no execution is started and n
   --max-executions <n>      at most n accepted executions (default 20)
   --max-su <x>              at most x SU reserved: each execution reserves its limits.max_su or 100 SU
 
+pacing (real targets only)
+  --call-rates accept=<n>,read=<m>
+                            the deployment's call rates per minute when they differ from the document's
+                            (default accept=10,read=60); either may be given alone
+
 selection and reports
   --only <ids>              requirement ids or areas, comma-separated (SVC-002,AUTH or --only SVC-002 --only AUTH)
   --seed <n>                fast-check seed (default: a new one, printed); the same seed replays the run
@@ -52,6 +57,8 @@ export type CliOptions = {
   allowSpend: boolean
   maxExecutions: number
   maxSu?: number
+  /** Calls per minute the pacer keeps, per class, when the deployment's limits differ from the document's. */
+  callRates?: Partial<Record<'accept' | 'read', number>>
   /** Requirement ids and area prefixes, upper-case. */
   only: string[]
   seed?: number
@@ -77,6 +84,22 @@ const positiveInteger = (flag: string, text: string): number => {
   return n
 }
 
+/** --call-rates accept=N,read=M (either alone): positive integers per minute, each class once. */
+export function parseCallRates(text: string): Partial<Record<'accept' | 'read', number>> {
+  const rates: Partial<Record<'accept' | 'read', number>> = {}
+  for (const part of text.split(',').map((p) => p.trim())) {
+    const m = /^(accept|read)=(.*)$/.exec(part)
+    if (!m)
+      throw new UsageError(
+        `--call-rates takes accept=<n>,read=<m> (calls per minute), got "${text}"`,
+      )
+    const cls = m[1] as 'accept' | 'read'
+    if (rates[cls] !== undefined) throw new UsageError(`--call-rates: ${cls} given twice`)
+    rates[cls] = positiveInteger(`--call-rates ${cls}`, m[2]!)
+  }
+  return rates
+}
+
 /** Parses the CLI's arguments (after `--`); env supplies the secrets that should not be on a command line. */
 export function parseCliArgs(
   argv: readonly string[],
@@ -98,6 +121,7 @@ export function parseCliArgs(
         'allow-spend': { type: 'boolean', default: false },
         'max-executions': { type: 'string' },
         'max-su': { type: 'string' },
+        'call-rates': { type: 'string' },
         only: { type: 'string', multiple: true },
         seed: { type: 'string' },
         'num-runs': { type: 'string' },
@@ -146,6 +170,7 @@ export function parseCliArgs(
     '--owner-token': values['owner-token'] !== undefined,
     '--world': values.world !== undefined,
     '--control-token': values['control-token'] !== undefined,
+    '--call-rates': values['call-rates'] !== undefined,
   }
   for (const [flag, given] of Object.entries(targetOnly)) {
     if (given && !options.baseUrl)
@@ -177,6 +202,8 @@ export function parseCliArgs(
     options.maxSu = x
   }
 
+  if (values['call-rates'] !== undefined) options.callRates = parseCallRates(values['call-rates'])
+
   for (const item of (values.only ?? []).flatMap((s) => s.split(/[\s,]+/))) {
     if (!item) continue
     const id = item.toUpperCase()
@@ -205,16 +232,5 @@ export function parseCliArgs(
   return options
 }
 
-/**
- * vitest's testNamePattern for --only: a test runs when its title names one of the ids (`[SVC-002]`) or an id
- * of one of the areas (`[AUTH-` + digits). undefined: everything runs.
- */
-export function onlyPattern(only: readonly string[]): string | undefined {
-  if (only.length === 0) return undefined
-  const alternatives = only.map((id) => (/-\d{3}$/.test(id) ? id : `${id}-\\d{3}`))
-  return `\\[(?:${alternatives.join('|')})\\]`
-}
-
-/** Whether a requirement id is selected by --only (every id when it is empty). */
-export const isSelected = (only: readonly string[], id: string): boolean =>
-  only.length === 0 || only.includes(id) || only.includes(id.replace(/-\d{3}$/, ''))
+// The selection's rule lives in select.ts (an area also selects the requirements naming its resource).
+export { isSelected, onlyPattern } from './select.js'

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startVitest } from 'vitest/node'
 import { loadRequirements } from '../../spec/index.js'
-import { RunLedger, type LedgerStats } from '../support/pace.js'
+import { CALL_RATES, RunLedger, type LedgerStats } from '../support/pace.js'
 import { worldRoles } from '../support/world.js'
 import { onlyPattern, parseCliArgs, UsageError, USAGE, type CliOptions } from './args.js'
 import { readBaseline, writeBaseline, type BaselineComparison } from './baseline.js'
@@ -84,11 +84,17 @@ export async function main(argv: string[]): Promise<number> {
     }
   }
 
-  const ledger = new RunLedger({
-    allow: options.allowSpend,
-    maxExecutions: options.maxExecutions,
-    ...(options.maxSu === undefined ? {} : { maxSu: options.maxSu }),
-  })
+  // Paced at the document's call rates unless --call-rates gives the deployment's own.
+  const rates = { ...CALL_RATES, ...options.callRates }
+  const ledger = new RunLedger(
+    {
+      allow: options.allowSpend,
+      maxExecutions: options.maxExecutions,
+      ...(options.maxSu === undefined ? {} : { maxSu: options.maxSu }),
+    },
+    undefined,
+    rates,
+  )
   let probed: Probed | undefined
   if (options.baseUrl) {
     try {
@@ -130,6 +136,10 @@ export async function main(argv: string[]): Promise<number> {
     out(`conformance: world from the flags: ${roles.present.join(', ')}`)
     if (roles.missing.length > 0)
       out(`conformance: missing roles (their tests are skipped): ${roles.missing.join(', ')}`)
+    out(
+      `conformance: paced at ${rates.accept} accept and ${rates.read} read calls per minute` +
+        (options.callRates ? ' (--call-rates)' : " (the document's call rates)"),
+    )
     out(
       options.allowSpend
         ? `conformance: spending allowed: at most ${options.maxExecutions} executions${options.maxSu === undefined ? '' : `, ${options.maxSu} SU`}`

@@ -22,6 +22,14 @@ describe('run(options) of ./conformance', () => {
         allowSpend: fc.constant(true),
         maxExecutions: fc.integer({ min: 1, max: 1000 }),
         maxSu: fc.integer({ min: 1, max: 1000 }),
+        callRates: fc.oneof(
+          fc.record({ accept: fc.integer({ min: 1, max: 1000 }) }),
+          fc.record({ read: fc.integer({ min: 1, max: 1000 }) }),
+          fc.record({
+            accept: fc.integer({ min: 1, max: 1000 }),
+            read: fc.integer({ min: 1, max: 1000 }),
+          }),
+        ),
         only: fc.subarray(['SES-022', 'AUTH-001', 'SES', 'AUTH'], { minLength: 1 }),
         seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
         numRuns: fc.integer({ min: 1, max: 1000 }),
