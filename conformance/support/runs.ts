@@ -4,7 +4,10 @@
  * 429s paced away, Run reads, and the mock's Workflow/Run control extensions (publish, stop,
  * external-effect-unknown), which exist only on a mock target.
  */
+import { expect } from 'vitest'
+import { mockChoice } from './assertions.js'
 import type { ApiResponse } from './client.js'
+import { expectError } from './expect-error.js'
 import { retryRateLimited as paced } from './pace.js'
 import { newIdempotencyKey } from './session-create.js'
 import type { Target } from './target.js'
@@ -187,3 +190,21 @@ export const stopWorkflow = (target: Target, id: string) =>
 /** Mock extension: the Run's cancel cannot confirm an external effect (ends FAILED EXTERNAL_EFFECT_UNKNOWN). */
 export const externalEffectUnknown = (target: Target, runId: string) =>
   mockCall<unknown>(target, `/_mock/runs/${runId}/external-effect-unknown`)
+
+/**
+ * DEL-001: a read of a deleted Session's or Run's content is blocked at once ("content reads are blocked
+ * immediately"). The document names no status for it: 404 (absent) and 410 (content gone; only "minimal
+ * billing and audit identifiers are kept without content") are both readings of its status table, so a real
+ * target may answer either with an error envelope; the mock answers 404 NOT_FOUND.
+ */
+export async function expectContentBlocked(target: Target, res: ApiResponse): Promise<void> {
+  const error = (res.body as { error?: { code?: unknown } } | undefined)?.error
+  expect([404, 410], `a blocked read, got ${res.status} ${res.text.slice(0, 200)}`).toContain(
+    res.status,
+  )
+  expect(typeof error?.code).toBe('string')
+  if (res.status === 404) expectError(res, 'NOT_FOUND')
+  await mockChoice(target, 'a deleted Session or Run is 404 NOT_FOUND', () => {
+    expectError(res, 'NOT_FOUND')
+  })
+}

@@ -23,8 +23,13 @@ export type RawStream = {
   text(): string
   /** Complete frames received so far (a frame ends with a blank line). */
   frames(): SseFrame[]
-  /** Frames that carry an id (events). */
+  /**
+   * Frames that carry an id (events), each event once: "The same event may arrive twice; drop duplicates by
+   * event_id" (SSE-016), so a repeated id keeps its first frame.
+   */
   events(): SseFrame[]
+  /** Frames that carry an id as received, duplicates included. */
+  allEvents(): SseFrame[]
   /** Resolves once pred holds on the received text, or rejects after timeoutMs. */
   waitFor(pred: (s: RawStream) => boolean, what: string, timeoutMs?: number): Promise<void>
   /** Resolves when the server ended the response, or rejects after timeoutMs. */
@@ -96,6 +101,25 @@ function completeFrames(text: string): { text: string; lines: string[] }[] {
   return out
 }
 
+/** The frames that carry an id, a repeated id dropped (SSE-016: drop duplicates by event_id). */
+export function distinctEvents(frames: readonly SseFrame[]): SseFrame[] {
+  const seen = new Set<string>()
+  return frames.filter((f) => {
+    if (f.id === undefined || seen.has(f.id)) return false
+    seen.add(f.id)
+    return true
+  })
+}
+
+/**
+ * The names of a frame's fields as sent (comments left out): SSE-005 names id, event and data; their order
+ * within a frame carries no meaning in the SSE standard.
+ */
+export const fieldNames = (f: SseFrame): string[] =>
+  f.lines
+    .filter((l) => !l.startsWith(':'))
+    .map((l) => (l.includes(':') ? l.slice(0, l.indexOf(':')) : l))
+
 /** Opens GET path with Accept text/event-stream; resolves once the status line and headers are in. */
 export function openRaw(
   baseUrl: string,
@@ -139,7 +163,8 @@ export function openRaw(
           headers: res.headers,
           text: () => text,
           frames: () => parseFrames(text),
-          events: () => parseFrames(text).filter((f) => f.id !== undefined),
+          events: () => distinctEvents(parseFrames(text)),
+          allEvents: () => parseFrames(text).filter((f) => f.id !== undefined),
           get ended() {
             return ended
           },

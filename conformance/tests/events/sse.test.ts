@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import { EventSource } from 'eventsource'
 import { afterAll, afterEach, describe, expect, it, type TestContext } from 'vitest'
+import { mockChoice } from '../../support/assertions.js'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
 import { waitUntilEnded } from '../../support/poll.js'
@@ -26,6 +27,7 @@ import {
 import {
   closeAllStreams,
   eventOf,
+  fieldNames,
   openRaw,
   track,
   type RawStream,
@@ -82,11 +84,16 @@ async function endedWithEvents(ctx: TestContext) {
   return { receipt, replayed: hasType(end) }
 }
 
-/** SSE-005, SSE-006, SSE-008: every frame is id, event, one data line of an Event of this Session. */
-function expectStandardFrames(frames: SseFrame[], sessionId: string, outcome: string) {
+/**
+ * SSE-005, SSE-006, SSE-008: every frame has id, event and one data line (in any order: the standard gives the
+ * order of fields no meaning; the mock writes id, event, data) of an Event of this Session.
+ */
+async function expectStandardFrames(frames: SseFrame[], sessionId: string, outcome: string) {
   for (const f of frames) {
-    // id, event, then one data line: the frame as sent.
-    expect(f.lines.map((l) => l.slice(0, l.indexOf(':')))).toEqual(['id', 'event', 'data'])
+    expect([...fieldNames(f)].sort()).toEqual(['data', 'event', 'id'])
+    await mockChoice(target, 'SSE fields in the order id, event, data', () =>
+      expect(fieldNames(f)).toEqual(['id', 'event', 'data']),
+    )
     expect(f.id).toMatch(UUID)
     const e = eventOf(f)
     expect(Object.keys(e)).toEqual(expect.arrayContaining(EVENT_FIELDS))
@@ -125,7 +132,7 @@ describe('SSE streams', () => {
     await s.waitFor(hasType('turn.completed'), 'turn.completed')
     const frames = s.events()
     expect(frames.map((f) => f.event)).toContain('message.created')
-    expectStandardFrames(frames, receipt.session_id, 'SUCCEEDED')
+    await expectStandardFrames(frames, receipt.session_id, 'SUCCEEDED')
   })
 
   it(`${req('SSE-003', 'SSE-005', 'SSE-006', 'SSE-008', 'EVT-001')} replays an ended Turn's events as standard frames, its outcome as in the Turn detail`, async (ctx) => {
@@ -134,7 +141,11 @@ describe('SSE streams', () => {
     expect(s.headers['content-type']).toMatch(/^text\/event-stream/)
     await s.waitFor(replayed, 'the stored events')
     const frames = s.events()
-    expectStandardFrames(frames, receipt.session_id, receipt.status)
+    await expectStandardFrames(frames, receipt.session_id, receipt.status)
+    // SSE-016 lets an event arrive twice (events() drops the repeats); the mock sends each once.
+    await mockChoice(target, 'each SSE event sent once', () =>
+      expect(s.allEvents()).toHaveLength(frames.length),
+    )
     const sequences = frames.map((f) => eventOf(f).sequence as number)
     expect(sequences).toEqual([...sequences].sort((a, b) => a - b))
   })

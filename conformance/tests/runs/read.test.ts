@@ -4,6 +4,7 @@
  * progress, expires_at from retention_days, output pages and cursors, scope and isolation.
  */
 import { describe, expect, it } from 'vitest'
+import { mockChoice } from '../../support/assertions.js'
 import { expectError } from '../../support/expect-error.js'
 import { req } from '../../support/req.js'
 import { getRun, readRun, startRun, TERMINAL_RUN_STATUSES } from '../../support/runs.js'
@@ -115,11 +116,17 @@ describe('run read', () => {
     expectError(await getRun(target, '00000000-0000-4000-8000-00000000beef'), 'NOT_FOUND')
   })
 
-  it(`${req('RUN-016', 'ERR-023')} refuses an outputs limit outside 1 to 100 with 422 INVALID_INPUT (a value outside its range)`, async (ctx) => {
+  it(`${req('RUN-016', 'ERR-023')} refuses an outputs limit outside 1 to 100 with 422 INVALID_INPUT (a value outside its range), a malformed one with INVALID_INPUT`, async (ctx) => {
     const wf = role(ctx, target.world.workflows.available, 'available workflow')
     const { run_id } = await startRun(target, wf)
-    for (const limit of [0, 101, 'ten'])
+    for (const limit of [0, 101])
       expectError(await outputs(run_id, { limit }), 'INVALID_INPUT', { status: 422 })
+    // Not a number at all: "body or input malformed" is INVALID_INPUT, 400 or 422 (the mock answers 422).
+    const malformed = await outputs(run_id, { limit: 'ten' })
+    expectError(malformed, 'INVALID_INPUT')
+    await mockChoice(target, 'a malformed limit is 422, as one out of range', () =>
+      expect(malformed.status).toBe(422),
+    )
     expect((await outputs(run_id, { limit: 1 })).status).toBe(200)
     expect((await outputs(run_id, { limit: 100 })).status).toBe(200)
   })
