@@ -5,11 +5,16 @@
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { CallClass, RunLedger, SpendRequest } from '../support/pace.js'
+import type { CallClass, RunLedger, SpendRequest, Started } from '../support/pace.js'
 
 export type Coordinator = { url: string; close(): Promise<void> }
 
 const isClass = (v: unknown): v is CallClass => v === 'accept' || v === 'read'
+const text = (v: unknown): v is string => typeof v === 'string' && v.length > 0
+const isStarted = (b: Record<string, unknown>): b is Started & Record<string, unknown> =>
+  (b.key === undefined || typeof b.key === 'string') &&
+  ((b.kind === 'run' && text(b.runId)) ||
+    (b.kind === 'turn' && text(b.sessionId) && text(b.turnId)))
 
 export async function startCoordinator(ledger: RunLedger): Promise<Coordinator> {
   const server = createServer((req, res) => {
@@ -39,6 +44,13 @@ export async function startCoordinator(ledger: RunLedger): Promise<Coordinator> 
           return reply(200, ledger.reserveSync(body as unknown as SpendRequest))
         case 'POST /settle':
           ledger.settleSync(Number(body.id), body.accepted === true)
+          return reply(200, {})
+        case 'POST /proxy':
+          void ledger.proxyResent(Number(body.status))
+          return reply(200, {})
+        case 'POST /started':
+          if (!isStarted(body)) return reply(400, { error: 'kind, runId or sessionId and turnId' })
+          ledger.startedSync(body)
           return reply(200, {})
         case 'POST /stats':
           return reply(200, ledger.statsSync())

@@ -273,7 +273,7 @@ function summarize(
   if (stats) {
     out(
       `calls: ${stats.calls.accept} accept, ${stats.calls.read} read; paced ${(stats.pacedMs / 1000).toFixed(0)} s; ` +
-        `429 resent ${stats.rateLimited}; executions ${stats.executions} (${Math.round(stats.su * 100) / 100} SU reserved), uploads ${stats.uploads}`,
+        `429 resent ${stats.rateLimited}; a proxy's bare 502/503/504 resent ${stats.proxyResent}; executions ${stats.executions} (${Math.round(stats.su * 100) / 100} SU reserved), uploads ${stats.uploads}`,
     )
     for (const [why, n] of Object.entries(stats.refused)) out(`refused spending: ${n} x ${why}`)
   }

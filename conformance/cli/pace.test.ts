@@ -100,7 +100,19 @@ describe('ledger', () => {
       expect(await remote.slot('read', true)).toBe(0)
       await remote.blocked('accept', 5)
       expect(await remote.reserve({ kind: 'execution', su: 1 })).toMatchObject({ ok: false })
-      expect(await remote.stats()).toMatchObject({ calls: { read: 1 }, rateLimited: 1 })
+      await remote.proxyResent(502)
+      await remote.started({ kind: 'run', runId: 'r1', key: 'k' })
+      await remote.started({ kind: 'turn', sessionId: 's1', turnId: 't1' })
+      await remote.started({ kind: 'run', runId: 'r1', key: 'k' })
+      expect(await remote.stats()).toMatchObject({
+        calls: { read: 1 },
+        rateLimited: 1,
+        proxyResent: 1,
+      })
+      expect(ledger.startedExecutions()).toEqual([
+        { kind: 'run', runId: 'r1', key: 'k' },
+        { kind: 'turn', sessionId: 's1', turnId: 't1' },
+      ])
     } finally {
       await coordinator.close()
     }
@@ -124,6 +136,35 @@ describe('pacer', () => {
     expect(sent).toBe(2)
     expect(waited.length).toBe(1)
     expect(waited[0]).toBeGreaterThan(1000)
+  })
+
+  it('tells the ledger the executions its receipts accepted (Run, Session and Turn creations)', async () => {
+    const ledger = new RunLedger({ allow: true, maxExecutions: 5 })
+    const pacer = new RunPacer(ledger, { spend: true }, async () => {})
+    const answer = (status: number, body: unknown) => async () => ({ ...response(status), body })
+    await pacer.send(
+      { method: 'POST', path: '/v1/workflows/w/runs', idem: 'a', key: 'k1' },
+      answer(202, { run_id: 'r1' }),
+    )
+    await pacer.send(
+      { method: 'POST', path: '/v1/deployments/d/sessions', idem: 'b' },
+      answer(202, { session_id: 's1', turn_id: 't1' }),
+    )
+    await pacer.send(
+      { method: 'POST', path: '/v1/sessions/s1/turns', idem: 'c' },
+      answer(202, { turn_id: 't2' }),
+    )
+    // Refused or not a creation: nothing started.
+    await pacer.send(
+      { method: 'POST', path: '/v1/workflows/w/runs', idem: 'd' },
+      answer(409, { run_id: 'r9' }),
+    )
+    await pacer.send({ method: 'GET', path: '/v1/runs/r1' }, answer(200, { run_id: 'r1' }))
+    expect(ledger.startedExecutions()).toEqual([
+      { kind: 'run', runId: 'r1', key: 'k1' },
+      { kind: 'turn', sessionId: 's1', turnId: 't1' },
+      { kind: 'turn', sessionId: 's1', turnId: 't2' },
+    ])
   })
 
   it('gives up after a bounded number of resends', async () => {

@@ -1,7 +1,8 @@
 /**
  * The suite's HTTP client: supertest against the target's base URL. Every response it returns has passed
  * RESPONSE_CHECKS (conformance/checks) for the documented operation, before the test's own assertions.
- * On a real target every request goes through the run's pacer (pace.ts: call rates, 429 resends, spending).
+ * On a real target every request goes through the run's pacer (pace.ts: call rates, 429 resends, a proxy's bare
+ * 502/503/504 sent again, spending); the checks judge the answer the pacer settles on, each attempt is recorded.
  */
 import request from 'supertest'
 import type { Response, Test } from 'supertest'
@@ -55,7 +56,7 @@ export class ApiClient {
     body?: unknown,
     opts: RequestOptions = {},
   ): Promise<ApiResponse> {
-    return this.paced({ method, path, idem: opts.idem, body }, async () => {
+    return this.paced({ method, path, idem: opts.idem, body, key: opts.key }, opts, async () => {
       let test = this.prepare(method, path, opts)
       if (body !== undefined) test = test.send(body as object)
       const sent: Sent = { startedMs: Date.now(), method, path, opts, body: bodyText(body) }
@@ -72,7 +73,7 @@ export class ApiClient {
       extraFiles?: (UploadFile & { field: string })[]
     } = {},
   ): Promise<ApiResponse> {
-    return this.paced({ method: 'POST', path, idem: opts.idem }, () =>
+    return this.paced({ method: 'POST', path, idem: opts.idem, key: opts.key }, opts, () =>
       this.sendUpload(path, file, opts),
     )
   }
@@ -115,12 +116,28 @@ export class ApiClient {
     return this.finish(sent, await test)
   }
 
-  /** One request through the pacer when there is one (sent again, unchanged, after a paced 429). */
-  private paced(
-    req: { method: string; path: string; idem?: string; body?: unknown },
+  /**
+   * One request through the pacer when there is one (sent again, unchanged, after a paced 429 or a proxy's bare
+   * 502/503/504), then the response checks on the answer it settles on.
+   */
+  private async paced(
+    req: { method: string; path: string; idem?: string; body?: unknown; key?: string },
+    opts: RequestOptions,
     send: () => Promise<ApiResponse>,
   ): Promise<ApiResponse> {
-    return this.pacer ? this.pacer.send(req, send) : send()
+    const out = this.pacer ? await this.pacer.send(req, send) : await send()
+    if (opts.check !== false) {
+      const operation = findOperation(req.method, req.path)
+      tallyResponse(operation?.operationId, out.status)
+      const isJson = /json/.test(String(out.headers['content-type'] ?? ''))
+      runChecks({
+        method: req.method,
+        path: req.path,
+        operation,
+        response: { ...out, body: isJson ? out.body : undefined },
+      })
+    }
+    return out
   }
 
   private prepare(method: string, path: string, opts: RequestOptions): Test {
@@ -136,8 +153,9 @@ export class ApiClient {
     return test.buffer(true)
   }
 
+  /** The answer as the suite sees it, recorded as an exchange (the checks run in paced()). */
   private finish(sent: Sent, res: Response): ApiResponse {
-    const { method, path, opts } = sent
+    const { path } = sent
     const text =
       typeof res.text === 'string'
         ? res.text
@@ -151,18 +169,8 @@ export class ApiClient {
       body: isJson ? res.body : Buffer.isBuffer(res.body) ? res.body : text,
       text,
     }
-    const operation = findOperation(method, path)
     // The suite's own look at the referee (use-target.ts) is not an exchange of the test.
     if (!path.startsWith('/_mock/referee')) recordExchange(this.exchange(sent, out))
-    if (opts.check !== false) {
-      tallyResponse(operation?.operationId, out.status)
-      runChecks({
-        method,
-        path,
-        operation,
-        response: { ...out, body: isJson ? res.body : undefined },
-      })
-    }
     return out
   }
 

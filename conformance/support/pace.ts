@@ -14,10 +14,16 @@
  *     same body) is sent again, a bounded number of times. Tests of the call-rate rules themselves (a title
  *     naming a requirement whose codes include RATE_LIMITED or CONCURRENCY_LIMIT) are not held back and see
  *     their 429s; their calls still count.
+ *   - a proxy's bare 502, 503 or 504 (no error envelope: retry rule 5, "treat 429, 502, 503, 504 as retryable
+ *     then") is sent again, the same request, after Retry-After or an exponential backoff with jitter, a bounded
+ *     number of times; the resends are counted (LedgerStats.proxyResent). It is never a verdict: when every
+ *     resend met one too, the running test is skipped with the reason.
  *   - spending: requests that start executions (Session, Turn, Run, work creation) or store files (uploads) are
  *     sent only when the run allows spending (`--allow-spend`, TARGET_ALLOW_SPEND=1), within --max-executions
  *     and --max-su (each execution reserves its limits.max_su, or the document's 100 SU cap); otherwise the
- *     current test is skipped with the reason.
+ *     current test is skipped with the reason. Every execution accepted (the Run of a 202 Run receipt, the Turn
+ *     of a Session or Turn receipt) is told to the ledger (started), so the CLI can cancel the ones still
+ *     running at the end of the run or when it is interrupted (conformance/cli/cleanup.ts).
  * The ledger is the conformance CLI's (one per run, over HTTP: CONFORMANCE_COORDINATOR), or one per test file
  * when the suite runs without the CLI.
  */
@@ -120,11 +126,18 @@ export type LedgerStats = {
   calls: Record<CallClass, number>
   pacedMs: number
   rateLimited: number
+  /** Requests sent again after a proxy's bare 502, 503 or 504 (retry rule 5). */
+  proxyResent: number
   executions: number
   su: number
   uploads: number
   refused: Record<string, number>
 }
+
+/** An execution the run started (accepted), with the key that started it. */
+export type Started =
+  | { kind: 'run'; runId: string; key?: string }
+  | { kind: 'turn'; sessionId: string; turnId: string; key?: string }
 
 /** The run's shared state: call windows and spending. Every method is async so a remote ledger fits. */
 export interface Ledger {
@@ -135,6 +148,10 @@ export interface Ledger {
   reserve(req: SpendRequest): Promise<Reservation>
   /** The reserved request was answered: accepted (2xx) keeps the reservation, anything else returns it. */
   settle(id: number, accepted: boolean): Promise<void>
+  /** A proxy answered a bare 502, 503 or 504 and the request is sent again. */
+  proxyResent(status: number): Promise<void>
+  /** The target accepted an execution. */
+  started(execution: Started): Promise<void>
   stats(): Promise<LedgerStats>
 }
 
@@ -144,11 +161,13 @@ export class RunLedger implements Ledger {
   private readonly blockedUntil: Record<CallClass, number> = { accept: 0, read: 0 }
   private readonly pending = new Map<number, SpendRequest & { counted: boolean }>()
   private readonly acceptedKeys = new Set<string>()
+  private readonly executions = new Map<string, Started>()
   private nextId = 1
   private readonly counters: LedgerStats = {
     calls: { accept: 0, read: 0 },
     pacedMs: 0,
     rateLimited: 0,
+    proxyResent: 0,
     executions: 0,
     su: 0,
     uploads: 0,
@@ -234,6 +253,24 @@ export class RunLedger implements Ledger {
     }
   }
 
+  async proxyResent(_status: number): Promise<void> {
+    this.counters.proxyResent++
+  }
+
+  async started(execution: Started): Promise<void> {
+    this.startedSync(execution)
+  }
+
+  startedSync(execution: Started): void {
+    const id = execution.kind === 'run' ? `run ${execution.runId}` : `turn ${execution.turnId}`
+    if (!this.executions.has(id)) this.executions.set(id, execution)
+  }
+
+  /** The executions the run started, in the order they were accepted (each once). */
+  startedExecutions(): Started[] {
+    return [...this.executions.values()]
+  }
+
   async stats(): Promise<LedgerStats> {
     return this.statsSync()
   }
@@ -265,6 +302,12 @@ export class RemoteLedger implements Ledger {
   reserve = (req: SpendRequest) => this.call<Reservation>('reserve', req)
   settle = async (id: number, accepted: boolean) => {
     await this.call('settle', { id, accepted })
+  }
+  proxyResent = async (status: number) => {
+    await this.call('proxy', { status })
+  }
+  started = async (execution: Started) => {
+    await this.call('started', execution)
   }
   stats = () => this.call<LedgerStats>('stats', {})
 }
@@ -299,8 +342,44 @@ export const CALL_RATE_REQUIREMENTS: ReadonlySet<string> = new Set(
     .map((r) => r.id),
 )
 
-/** The request as the pacer needs to see it. */
-export type Outbound = { method: string; path: string; idem?: string; body?: unknown }
+/** The request as the pacer needs to see it (key: the API key it is sent with, to cancel what it starts). */
+export type Outbound = { method: string; path: string; idem?: string; body?: unknown; key?: string }
+
+/** A proxy's answer: 502, 503 or 504 without the error envelope (retry rule 5). */
+export function isBareProxyError(res: Pick<ApiResponse, 'status' | 'body'>): boolean {
+  if (res.status !== 502 && res.status !== 503 && res.status !== 504) return false
+  const error = (res.body as { error?: { code?: unknown } } | null | undefined)?.error
+  return !(typeof res.body === 'object' && res.body !== null && typeof error?.code === 'string')
+}
+
+const RUN_CREATE = /^\/v1\/workflows\/[^/]+\/runs$/
+const SESSION_CREATE = /^\/v1\/deployments\/[^/]+\/sessions$/
+const TURN_CREATE = /^\/v1\/sessions\/([^/]+)\/turns$/
+const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0
+
+/** The execution an answer accepted, if any: a 2xx receipt of a Run, Session or Turn creation. */
+export function acceptedExecution(req: Outbound, res: ApiResponse): Started | undefined {
+  if (req.method.toUpperCase() !== 'POST' || res.status < 200 || res.status >= 300) return undefined
+  const body = (typeof res.body === 'object' && res.body !== null ? res.body : {}) as Record<
+    string,
+    unknown
+  >
+  const path = bare(req.path)
+  const key = req.key === undefined ? {} : { key: req.key }
+  if (RUN_CREATE.test(path) && isText(body.run_id))
+    return { kind: 'run', runId: body.run_id, ...key }
+  if (SESSION_CREATE.test(path) && isText(body.session_id) && isText(body.turn_id))
+    return { kind: 'turn', sessionId: body.session_id, turnId: body.turn_id, ...key }
+  const turn = TURN_CREATE.exec(path)
+  if (turn && isText(body.turn_id))
+    return {
+      kind: 'turn',
+      sessionId: isText(body.session_id) ? body.session_id : turn[1]!,
+      turnId: body.turn_id,
+      ...key,
+    }
+  return undefined
+}
 
 export type PacerOptions = {
   /** Gate and count spending (real targets). */
@@ -309,6 +388,12 @@ export type PacerOptions = {
   maxResends?: number
   /** Longest Retry-After honoured, in seconds (default 120): beyond it the 429 is returned as it is. */
   maxRetryAfter?: number
+  /** Resends of one request after a proxy's bare 502/503/504 (default 3). */
+  maxProxyResends?: number
+  /** First backoff after a bare 502/503/504 without Retry-After, in ms (default 1000; doubled each time). */
+  proxyBackoffMs?: number
+  /** How a request that met only bare 502/503/504 ends (default: the running test is skipped with the reason). */
+  unavailable?: (reason: string) => never
   /** How a refused spending ends the request (default: the running test is skipped with the reason). */
   refuse?: (reason: string) => never
 }
@@ -347,26 +432,51 @@ export class RunPacer {
     const title = TestRunner.getCurrentTest()?.name ?? ''
     const paced = !titleIds(title).some((id) => CALL_RATE_REQUIREMENTS.has(id))
     const maxResends = this.options.maxResends ?? 4
+    const maxProxyResends = this.options.maxProxyResends ?? 3
     let res: ApiResponse | undefined
     try {
-      for (let attempt = 0; ; attempt++) {
+      for (let rateResends = 0, proxyResends = 0; ;) {
         const ms = await this.ledger.slot(cls, paced)
         if (ms > 0) await this.wait(ms)
         res = await doSend()
         const retryAfter = Number(res.headers['retry-after'])
+        if (isBareProxyError(res)) {
+          if (proxyResends >= maxProxyResends)
+            (this.options.unavailable ?? skipCurrentTest)(
+              `a proxy answered ${req.method} ${bare(req.path)} with a bare ${res.status} (no error envelope) ` +
+                `${proxyResends + 1} times in a row (retry rule 5): no verdict`,
+            )
+          await this.ledger.proxyResent(res.status)
+          const backoff =
+            Number.isFinite(retryAfter) &&
+            retryAfter >= 0 &&
+            retryAfter <= (this.options.maxRetryAfter ?? 120)
+              ? retryAfter * 1000
+              : (this.options.proxyBackoffMs ?? 1000) * 2 ** proxyResends * (1 + Math.random() / 2)
+          proxyResends++
+          if (backoff > 0) await this.wait(backoff)
+          continue
+        }
         if (
           res.status !== 429 ||
           !paced ||
-          attempt >= maxResends ||
+          rateResends >= maxResends ||
           !Number.isFinite(retryAfter) ||
           retryAfter > (this.options.maxRetryAfter ?? 120)
-        )
+        ) {
+          const execution = acceptedExecution(req, res)
+          if (execution) await this.ledger.started(execution)
           return res
+        }
+        rateResends++
         await this.ledger.blocked(cls, Math.max(retryAfter, 1))
       }
     } finally {
       if (reservation?.ok)
-        await this.ledger.settle(reservation.id, res !== undefined && res.status < 300)
+        await this.ledger.settle(
+          reservation.id,
+          res !== undefined && res.status < 300 && !isBareProxyError(res),
+        )
     }
   }
 }
