@@ -68,7 +68,7 @@ describe('file types', () => {
     )
   })
 
-  it(`${req('SIZE-010', 'ERR-047', 'ERR-022')} refuses a clear mismatch of extension and MIME type on every target`, async () => {
+  it(`${req('SIZE-010', 'ERR-047', 'ERR-022')} refuses a clear mismatch of extension and MIME type on every target, a text-like pair on the mock`, async () => {
     for (const [filename, mime, content] of [
       ['hello.txt', 'image/png', 'hello.txt'],
       ['pixel.png', 'application/pdf', 'pixel.png'],
@@ -81,6 +81,21 @@ describe('file types', () => {
     ] as const) {
       const res = await upload(target, { filename, contentType: mime, content: sample(content) })
       expectError(res, 'UNSUPPORTED_FILE_TYPE')
+    }
+    // Text-like pairs a wider table may accept: refused on the mock only.
+    for (const [filename, mime, content] of [
+      ['table.csv', 'text/plain', 'table.csv'],
+      ['notes.md', 'text/plain', 'notes.md'],
+      ['data.json', 'text/plain', 'data.json'],
+    ] as const) {
+      const res = await upload(target, { filename, contentType: mime, content: sample(content) })
+      await mockChoice(
+        target,
+        `not shown: .${filename.split('.')[1]} is not accepted as ${mime}`,
+        () => {
+          expectError(res, 'UNSUPPORTED_FILE_TYPE')
+        },
+      )
     }
   })
 

@@ -123,7 +123,7 @@ async function listedEndpoints(owner: string): Promise<Endpoint[]> {
   return (res.body as { items: Endpoint[] }).items
 }
 
-type CapacityVerdict = { problems: string[]; accepted: number; refused: boolean }
+type CapacityVerdict = { problems: string[]; accepted: number; refusal?: ApiResponse }
 
 /**
  * WHM-001's logic, so that it gives the same verdict on every run against the same target: count what exists
@@ -166,7 +166,7 @@ async function capacityVerdict(
       )
   }
   if (options.cleanup) for (const id of made) await forget(owner, id || undefined)
-  return { problems, accepted, refused: refusal !== undefined }
+  return { problems, accepted, ...(refusal ? { refusal } : {}) }
 }
 
 /** Filling a real deployment's Project to its capacity needs the caller's consent (no documented delete). */
@@ -366,6 +366,7 @@ describe('webhook management', () => {
       )
     const verdict = await capacityVerdict(owner, { counted: mock, cleanup: true })
     expect(verdict.problems).toEqual([])
+    await expectRefused(verdict.refusal!)
     if (!mock) return
     // The mock's assumed delete frees a slot: an endpoint deleted is not counted.
     const filled = await capacityVerdict(owner, { counted: true, cleanup: false })
@@ -390,7 +391,7 @@ describe('webhook management', () => {
       const second = await capacityVerdict(owner, options)
       expect(first.problems, JSON.stringify(options)).toEqual([])
       expect(second.problems, JSON.stringify(options)).toEqual(first.problems)
-      expect(second.refused).toBe(true)
+      expect(second.refusal).toBeDefined()
     }
     // Uncounted and kept: the first run filled the Project (9 accepted after the 1 left), the second none.
     expect((await listedEndpoints(owner)).length).toBe(10)
