@@ -181,7 +181,7 @@ describe('the document view of spec/openapi.yaml', () => {
     expect(compiled).toBeGreaterThan(300)
   })
 
-  it(`${req('ERR-012', 'VER-003')} opens the error codes of envelopes and of execution details; the full view keeps the catalog`, () => {
+  it(`${req('ERR-012', 'VER-003')} opens the error codes of envelopes, execution details and output items (not the output types); the full view keeps the catalog`, () => {
     const unknown = envelope('CAPACITY_REBALANCING', true)
     expect(schema('ErrorEnvelope', 'full')(unknown)).toBe(false)
     expect(schema('ErrorEnvelope', 'document')(unknown)).toBe(true)
@@ -189,6 +189,20 @@ describe('the document view of spec/openapi.yaml', () => {
     expect(schema('Turn', 'full')(failed)).toBe(false)
     expect(schema('Turn', 'document')(failed)).toBe(true)
     expect(schema('Turn', 'document')(turn())).toBe(true)
+    const output = {
+      id: 'o1',
+      key: 'summary',
+      type: 'TEXT',
+      visibility: 'FINAL',
+      availability: 'READY',
+      error: { code: 'NEW_RESULT_RULE', retryable: false },
+      text: 'x',
+    }
+    expect(schema('Turn', 'full')(turn({ outputs: [output] }))).toBe(false)
+    expect(schema('Turn', 'document')(turn({ outputs: [output] }))).toBe(true)
+    // Output types stay the document's four.
+    const other = { ...output, type: 'AUDIO', error: null }
+    expect(schema('Turn', 'document')(turn({ outputs: [other] }))).toBe(false)
   })
 
   it(`${req('ERR-001')} still refuses a malformed envelope and an execution error without code in the document view`, () => {
