@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { loadRequirements } from '../../spec/index.js'
 import { patchProblem, variantProblems } from './mutate.js'
-import { judge, selectionOf } from './run.js'
+import { countedFailures, judge, passes, selectionOf } from './run.js'
 import { VARIANTS } from './variants.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -54,5 +54,32 @@ describe('mutation self-test variants', () => {
     expect(judge(v, [], new Set(), false).verdict).toBe('did-not-run')
     expect(selectionOf(v)).toEqual(['A-001', 'A-002'])
     expect(selectionOf(v, true)).toEqual(['A'])
+  })
+
+  it('passes a variant caught in mock mode, and in real mode unless it states why a real target cannot show it', () => {
+    const caught = { verdict: 'caught' as const, caughtBy: [], alsoFailed: [], seconds: 0 }
+    const missed = { ...caught, verdict: 'survived' as const }
+    expect(passes({ ...caught })).toBe(true)
+    expect(passes({ ...caught, real: caught })).toBe(true)
+    expect(passes({ ...caught, real: missed })).toBe(false)
+    expect(passes({ ...caught, real: missed, realMiss: 'needs virtual time' })).toBe(true)
+    expect(passes({ ...missed, real: caught, realMiss: 'x' })).toBe(false)
+  })
+
+  it('leaves out of a real-mode run the ids failed only by call-rate checks (call rates are off there)', () => {
+    const outcome = {
+      failed: ['RATE-001', 'RUN-001', 'RATE-005'],
+      failedTests: [
+        { file: 'f', name: 'a', ids: ['RATE-001'] },
+        { file: 'f', name: 'b', ids: ['RUN-001', 'RATE-005'] },
+      ],
+    }
+    expect(countedFailures(outcome, 'mock')).toEqual(outcome.failed)
+    expect(countedFailures(outcome, 'real')).toEqual(['RUN-001', 'RATE-005'])
+  })
+
+  it('states a real-mode reason only where it says something', () => {
+    for (const v of VARIANTS)
+      if (v.realMiss !== undefined) expect(v.realMiss.length, v.name).toBeGreaterThan(20)
   })
 })
