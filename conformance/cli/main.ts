@@ -16,6 +16,7 @@ import { CALL_RATES, RunLedger, type LedgerStats } from '../support/pace.js'
 import { worldRoles } from '../support/world.js'
 import { onlyPattern, parseCliArgs, UsageError, USAGE, type CliOptions } from './args.js'
 import { readBaseline, writeBaseline, type BaselineComparison } from './baseline.js'
+import { cancelStarted, cleanupLine, type CleanupReport } from './cleanup.js'
 import { startCoordinator, type Coordinator } from './coordinator.js'
 import { probeTarget, TargetError, type Probed } from './probe.js'
 import { ProgressReporter } from './progress-reporter.js'
@@ -166,6 +167,43 @@ export async function main(argv: string[]): Promise<number> {
   if (options.only.length > 0 && files.length === 0)
     files.push('conformance/cli/no-test-file-names-the-selection')
   const shared = kind !== 'in-process'
+  // A real target is not reset: the executions the run started are ended at the end of the run, and when it is
+  // interrupted (SIGINT, SIGTERM: then the CLI exits 130 or 143 once they are; a second signal exits at once).
+  let cleanedUp: Promise<CleanupReport> | undefined
+  const cleanup = (): Promise<CleanupReport> =>
+    (cleanedUp ??= cancelStarted({
+      baseUrl: options.baseUrl!,
+      ledger,
+      ...(probed?.kind === 'real' ? { fallbackKey: probed.world.keys.full } : {}),
+    }).then((r) => {
+      out(`conformance: ${cleanupLine(r)}`)
+      for (const f of r.failed) err(`conformance: not ended: ${f}`)
+      return r
+    }))
+  let interrupted = false
+  const onSignal = (signal: NodeJS.Signals) => {
+    const status = signal === 'SIGINT' ? 130 : 143
+    if (interrupted) process.exit(status)
+    interrupted = true
+    ledger.closeSpending(`the run was interrupted (${signal})`)
+    err(
+      `conformance: ${signal}: stopping; ending the executions the run started (again to exit at once)`,
+    )
+    void cleanup()
+      .catch((error: unknown) => err(`conformance: cleanup failed: ${String(error)}`))
+      .finally(() => process.exit(status))
+  }
+  // vitest's own handlers exit at once: while the run lasts, the CLI's handler is the only one.
+  const ownSignals = {
+    onInit() {
+      for (const sig of ['SIGINT', 'SIGTERM'] as const)
+        for (const l of process.listeners(sig)) if (l !== onSignal) process.off(sig, l)
+    },
+  }
+  if (probed?.kind === 'real') {
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
+  }
   let failedToRun: string | undefined
   try {
     const vitest = await startVitest(
@@ -181,6 +219,7 @@ export async function main(argv: string[]): Promise<number> {
         // The CLI's and the mutation test's own tests are not part of a conformance run.
         cliExclude: ['conformance/cli/**', 'conformance/mutants/**'],
         reporters: [
+          ...(probed?.kind === 'real' ? [ownSignals] : []),
           progress,
           requirements,
           ['junit', { suiteName: 'conformance' }],
@@ -202,8 +241,18 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     failedToRun = error instanceof Error ? error.message : String(error)
   }
+  if (probed?.kind === 'real') {
+    ledger.closeSpending('the run has ended')
+    try {
+      await cleanup()
+    } catch (error) {
+      err(`conformance: cleanup failed: ${String(error)}`)
+    }
+  }
   const stats = await ledger.stats()
   await coordinator?.close()
+  process.off('SIGINT', onSignal)
+  process.off('SIGTERM', onSignal)
 
   if (progress.counts.unreachable) {
     err(`conformance: ${options.baseUrl ?? 'the target'}: ${progress.counts.unreachable}`)

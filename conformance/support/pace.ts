@@ -163,6 +163,7 @@ export class RunLedger implements Ledger {
   private readonly acceptedKeys = new Set<string>()
   private readonly executions = new Map<string, Started>()
   private nextId = 1
+  private closed: string | undefined
   private readonly counters: LedgerStats = {
     calls: { accept: 0, read: 0 },
     pacedMs: 0,
@@ -219,6 +220,7 @@ export class RunLedger implements Ledger {
       this.counters.refused[reason] = (this.counters.refused[reason] ?? 0) + 1
       return { ok: false, reason }
     }
+    if (this.closed) return refuse(this.closed)
     if (!this.policy.allow) return refuse('needs --allow-spend')
     const id = this.nextId++
     // The same request sent again (same Idempotency-Key) starts no new execution.
@@ -251,6 +253,11 @@ export class RunLedger implements Ledger {
       this.counters.executions--
       this.counters.su -= req.su
     }
+  }
+
+  /** No more spending from now on (the run is being stopped): every later reservation is refused with reason. */
+  closeSpending(reason: string): void {
+    this.closed ??= reason
   }
 
   async proxyResent(_status: number): Promise<void> {
