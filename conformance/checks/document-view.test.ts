@@ -444,4 +444,36 @@ describe('operation status lists', () => {
     )
     expect(real(201, { id: randomUUID() })).toThrow(/status_code_conformance/)
   })
+
+  it(`${req('WHM-002')} accepts on a real target another 2xx where the mock's success status is x-assumed (webhook registration), never on the mock`, () => {
+    const webhooksPath = `/api/runtime/projects/${randomUUID()}/webhooks`
+    const created = {
+      id: randomUUID(),
+      url: 'https://hooks.example.com/x',
+      event_types: ['turn.completed'],
+      status: 'ACTIVE',
+      secret: 's3cret',
+    }
+    for (const kind of KINDS) expect(answer('POST', webhooksPath, 201, created, kind)).not.toThrow()
+    for (const kind of MOCKS)
+      expect(answer('POST', webhooksPath, 200, created, kind)).toThrow(
+        /status_code_conformance.*status 200 is not documented/,
+      )
+    expect(warnings()).toEqual([])
+    expect(answer('POST', webhooksPath, 200, created, 'real')).not.toThrow()
+    expect(warningKeys()).toContain('assumed success status createWebhookEndpoint 200')
+    // Not a redirect, and not where the document gives the status (a file upload is 201).
+    expect(answer('POST', webhooksPath, 302, created, 'real')).toThrow(/status_code_conformance/)
+    const receipt = {
+      file_id: randomUUID(),
+      status: 'READY',
+      filename: 'a.txt',
+      mime_type: 'text/plain',
+      size_bytes: 1,
+      sha256: 'a'.repeat(64),
+      expires_at: '2026-11-01T00:00:00Z',
+    }
+    expect(answer('POST', '/v1/files', 201, receipt, 'real')).not.toThrow()
+    expect(answer('POST', '/v1/files', 200, receipt, 'real')).toThrow(/status_code_conformance/)
+  })
 })

@@ -8,7 +8,7 @@
 import type { ErrorObject } from 'ajv'
 import {
   bodyValidator,
-  documentedResponse,
+  responseInView,
   schemasOf,
   viewFor,
   type Operation,
@@ -33,13 +33,13 @@ export const responseSchemaConformance: ResponseCheck = {
     if (!operation || !isJson(response)) return
     const kind = targetKind(ctx)
     if (isProxyAnswer(response, kind)) return
-    const documented = documentedResponse(operation, response.status)
+    const view = viewFor(kind)
+    const documented = responseInView(operation, response.status, view)
     if (!documented) return
     const mediaType = (header(response, 'content-type') ?? '').split(';')[0]!.trim()
     const validatorIn = (view: ReturnType<typeof viewFor>) =>
       bodyValidator(documented.pointer, mediaType, view) ??
       bodyValidator(documented.pointer, 'application/json', view)
-    const view = viewFor(kind)
     const validate = validatorIn(view)
     if (!validate) return
     if (!validate(response.body)) {

@@ -4,7 +4,7 @@
  * (support/strictness.ts: the mock by default, or CONFORMANCE_STRICT=1); otherwise it is a warning, once per
  * operation, status and field. Runs after response_schema_conformance, on a body that already matches.
  */
-import { bodySchemaPointer, documentedResponse, viewFor } from '../support/operations.js'
+import { bodySchemaPointer, responseInView, viewFor } from '../support/operations.js'
 import { reportUnknownFields, undocumentedFields } from '../support/unknown-fields.js'
 import { ConformanceFailure } from './failure.js'
 import { header, isJson, isProxyAnswer, targetKind, type ResponseCheck } from './types.js'
@@ -17,7 +17,7 @@ export const unknownResponseFields: ResponseCheck = {
     if (!operation || !isJson(response)) return
     const kind = targetKind(ctx)
     if (isProxyAnswer(response, kind)) return
-    const documented = documentedResponse(operation, response.status)
+    const documented = responseInView(operation, response.status, viewFor(kind))
     if (!documented) return
     const mediaType = (header(response, 'content-type') ?? '').split(';')[0]!.trim()
     const pointer =

@@ -104,6 +104,32 @@ export function documentedResponse(
   return undefined
 }
 
+/**
+ * The response a status is judged by in a view: the documented one (documentedResponse); in the document view
+ * also, for a 2xx the operation does not list, its one success response whose status is marked `x-assumed` (the
+ * document gives the operation no success status: the mock chose one, a real target may answer another 2xx
+ * with the same answer). `assumedStatus` says that the second way found it.
+ */
+export function responseInView(
+  op: Operation,
+  status: number,
+  view: ContractView = envView(),
+): { key: string; pointer: string; assumedStatus?: true } | undefined {
+  const documented = documentedResponse(op, status)
+  if (documented || view === 'full' || status < 200 || status > 299) return documented
+  const assumed = Object.keys(op.responses).filter((key) => {
+    const pointer = `${op.pointer}/responses/${key}`
+    const res = resolve(responsePointer(pointer)) as Record<string, unknown> | undefined
+    return /^2\d\d$/.test(key) && res?.['x-assumed'] === true
+  })
+  if (assumed.length !== 1) return undefined
+  return {
+    key: assumed[0]!,
+    pointer: `${op.pointer}/responses/${assumed[0]!}`,
+    assumedStatus: true,
+  }
+}
+
 /** Follows a response `$ref` to the pointer of the response object itself. */
 export function responsePointer(pointer: string): string {
   const node = resolve(pointer) as { $ref?: string } | undefined
