@@ -302,6 +302,31 @@ export const VARIANTS: readonly Variant[] = [
     expect: ['AUTH-009'],
   },
   {
+    name: 'deleted-session-readable',
+    bug: "a deleted Session's Turn can still be read",
+    patches: [
+      {
+        file: 'mock/access/access.ts',
+        find: "  if (!session || session.project_id !== grant.projectId || session.deleted_at !== null)\n    throw new ApiError('NOT_FOUND', { message: 'No such Session.' })\n  // RUN-037",
+        replace:
+          "  if (!session || session.project_id !== grant.projectId)\n    throw new ApiError('NOT_FOUND', { message: 'No such Session.' })\n  // RUN-037",
+      },
+    ],
+    expect: ['DEL-001', 'SES-025'],
+  },
+  {
+    name: 'sse-frame-without-id',
+    bug: 'SSE event frames are sent without their id line (no resume point for a client)',
+    patches: [
+      {
+        file: 'mock/events/public.ts',
+        find: '  return `id: ${e.event_id}\\nevent: ${e.type}\\ndata: ${JSON.stringify(publicEvent(e))}\\n\\n`',
+        replace: '  return `event: ${e.type}\\ndata: ${JSON.stringify(publicEvent(e))}\\n\\n`',
+      },
+    ],
+    expect: ['SSE-005', 'SSE-003', 'SSE-012'],
+  },
+  {
     name: 'beta-gate-open',
     bug: 'a Project not approved for the private beta is served',
     patches: [
