@@ -294,6 +294,11 @@ function summarize(
     `requirements: ${t.passed} passed, ${t.failed} failed, ${t.partial} partial, ${t.skipped} skipped, ` +
       `${t['not-run']} not run, ${t['not-covered']} not covered (of ${report.requirements.length})`,
   )
+  if (report.budget.requirements > 0)
+    out(
+      `left out by the budget: ${report.budget.requirements} requirements (${report.budget.tests} tests: ` +
+        `${report.budget.reasons.join('; ')})`,
+    )
   const failed = report.requirements.filter((r) => r.state === 'failed')
   const compared: BaselineComparison | undefined = report.baseline
   if (compared) {

@@ -104,8 +104,45 @@ describe('requirement report', () => {
     expect(md).toContain('expected 404, got 200')
     expect(md).toContain('--seed 7')
     expect(md).toMatch(
-      /\| A-004 \| real \| skipped \| 0\/3 \| mock only: needs virtual time; needs --allow-spend \|/,
+      /\| A-004 \| real \| skipped \| 0\/3 \| left out by the budget \(needs --allow-spend\); mock only: needs virtual time \|/,
     )
+  })
+
+  it('says per requirement what the budget left out and why, apart from the other skips', () => {
+    const budget = buildRequirementReport(
+      CATALOG,
+      [
+        test(['A-001'], 'skipped', { note: '--max-executions 20 reached' }),
+        test(['A-001', 'A-002'], 'skipped', { note: '--max-su 50 reached' }),
+        test(['A-002'], 'passed'),
+        test(['A-003'], 'skipped', { note: 'mock only: needs virtual time' }),
+        test(['A-004'], 'skipped', { note: 'needs --allow-spend' }),
+        test(['B-001'], 'skipped', { note: 'needs --allow-spend' }),
+      ],
+      { ...META, only: ['A'] },
+    )
+    const of = (id: string) => budget.requirements.find((r) => r.id === id)!
+    expect(of('A-001')).toMatchObject({
+      state: 'skipped',
+      budget: ['--max-executions 20 reached', '--max-su 50 reached'],
+    })
+    expect(of('A-002')).toMatchObject({ state: 'partial', budget: ['--max-su 50 reached'] })
+    // A mock-only skip is not the budget's.
+    expect(of('A-003')).toMatchObject({ state: 'skipped', budget: [] })
+    // Outside the selection (--only A): not run, whatever its test did.
+    expect(of('B-001')).toMatchObject({ state: 'not-run', budget: [] })
+    expect(budget.budget).toEqual({
+      requirements: 3,
+      tests: 3,
+      reasons: ['--max-executions 20 reached', '--max-su 50 reached', 'needs --allow-spend'],
+    })
+    const md = renderMarkdown(budget)
+    expect(md).toContain('- left out by the budget: 3 requirements (3 tests: ')
+    expect(md).toMatch(
+      /\| A-002 \| real \| partial \| 1\/2 \| left out by the budget \(--max-su 50 reached\) \|/,
+    )
+    expect(md).toMatch(/\| A-003 \| real \| skipped \| 0\/1 \| mock only: needs virtual time \|/)
+    expect(report.budget).toEqual({ requirements: 2, tests: 2, reasons: ['needs --allow-spend'] })
   })
 
   const exchange: Exchange = {

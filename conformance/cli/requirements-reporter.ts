@@ -6,6 +6,9 @@
  *   partial      some passed, the others were skipped (with their reasons)
  *   skipped      every test naming it was skipped; the reasons say why (mock only, a role the target lacks,
  *                needs --allow-spend, ...)
+ * Tests skipped by the run's spending budget (no --allow-spend, --max-executions or --max-su reached: pace.ts,
+ * isBudgetReason) are also listed apart per requirement (`budget`) and counted (RequirementReport.budget): the
+ * target was not judged on them because the run chose not to spend, which more budget would change.
  *   not-run      left out by --only (whatever its tests did: a test naming several ids may have run)
  *   not-covered  no test names it
  * buildRequirementReport is pure (tested on synthetic results); RequirementsReporter is the vitest reporter
@@ -17,7 +20,7 @@ import type { Reporter, TestCase, TestModule, TestSuite } from 'vitest/node'
 import type { Requirement } from '../../spec/index.js'
 import { compareWithBaseline, type BaselineComparison } from './baseline.js'
 import { toCurl, toHar, type Exchange, type OperationTally } from '../support/exchanges.js'
-import { titleIds } from '../support/pace.js'
+import { isBudgetReason, titleIds } from '../support/pace.js'
 import type { Warning } from '../support/warnings.js'
 import { isSelected } from './args.js'
 
@@ -69,6 +72,8 @@ export type RequirementResult = {
   state: RequirementState
   /** Skip reasons of its skipped tests, each once. */
   reasons: string[]
+  /** The reasons among them that are the run's spending budget (isBudgetReason): left out by the budget. */
+  budget: string[]
   tests: TestOutcome[]
 }
 
@@ -86,6 +91,8 @@ export type RunMeta = {
 export type RequirementReport = RunMeta & {
   totals: Record<RequirementState, number>
   tests: { passed: number; failed: number; skipped: number }
+  /** Selected requirements with a test the spending budget left out, and those tests (each once). */
+  budget: { requirements: number; tests: number; reasons: string[] }
   requirements: RequirementResult[]
   /** Tests whose titles name no requirement. */
   untagged: TestOutcome[]
@@ -182,17 +189,28 @@ export function buildRequirementReport(
     else if (skipped.length > 0) state = 'partial'
     else state = 'passed'
     totals[state]++
+    const reasons = state === 'not-run' ? [] : [...new Set(skipped.map(reasonOf))]
     return {
       id: r.id,
       section: r.section,
       verify: r.verify,
       rule: r.rule,
       state,
-      reasons: state === 'not-run' ? [] : [...new Set(skipped.map(reasonOf))],
+      reasons,
+      budget: reasons.filter(isBudgetReason),
       tests,
     }
   })
   const ran = outcomes.filter((t) => !t.deselected)
+  const budgetTests = new Set(
+    results.flatMap((r) =>
+      r.budget.length === 0
+        ? []
+        : r.tests.filter(
+            (t) => !t.deselected && t.state === 'skipped' && isBudgetReason(reasonOf(t)),
+          ),
+    ),
+  )
   return {
     ...meta,
     totals,
@@ -200,6 +218,11 @@ export function buildRequirementReport(
       passed: ran.filter((t) => t.state === 'passed').length,
       failed: ran.filter((t) => t.state === 'failed').length,
       skipped: ran.filter((t) => t.state === 'skipped').length,
+    },
+    budget: {
+      requirements: results.filter((r) => r.budget.length > 0).length,
+      tests: budgetTests.size,
+      reasons: [...new Set(results.flatMap((r) => r.budget))],
     },
     requirements: results,
     untagged,
@@ -232,6 +255,12 @@ export function renderMarkdown(report: RequirementReport): string {
     `- selection: ${report.only.length > 0 ? report.only.join(', ') : 'every requirement'}`,
     `- started: ${report.startedAt}, took ${(report.durationMs / 1000).toFixed(1)} s`,
     `- tests: ${report.tests.passed} passed, ${report.tests.failed} failed, ${report.tests.skipped} skipped`,
+    ...(report.budget.requirements > 0
+      ? [
+          `- left out by the budget: ${report.budget.requirements} requirements (${report.budget.tests} tests: ` +
+            `${report.budget.reasons.join('; ')}); a larger --max-executions / --max-su, or --allow-spend, runs them`,
+        ]
+      : []),
     '',
   )
   if (report.baseline) {
@@ -327,13 +356,22 @@ export function renderMarkdown(report: RequirementReport): string {
         ? '-'
         : `${ran.filter((t) => t.state === 'passed').length}/${ran.length}` +
           (ran.length < r.tests.length ? ` (${r.tests.length - ran.length} not run)` : '')
-    const why = r.reasons.length > 0 ? r.reasons.join('; ') : r.section
+    const other = r.reasons.filter((x) => !isBudgetReason(x))
+    const why =
+      r.reasons.length === 0
+        ? r.section
+        : [
+            ...(r.budget.length > 0 ? [`left out by the budget (${r.budget.join('; ')})`] : []),
+            ...other,
+          ].join('; ')
     lines.push(`| ${r.id} | ${r.verify} | ${MARK[r.state]} | ${counts} | ${cell(why)} |`)
   }
   lines.push(
     '',
     'tests: passed/ran of the tests naming the requirement. verify (spec/requirements.yaml): real = checkable on',
     'any deployment, mock = needs the mock control API, client = an obligation of the client or receiver kit.',
+    'left out by the budget: tests the run did not start because it was not allowed to spend (--allow-spend) or',
+    'reached --max-executions / --max-su; the target was not judged on them.',
     '',
   )
   return lines.join('\n')

@@ -107,6 +107,15 @@ export function suCap(body: unknown): number {
   return typeof maxSu === 'number' && maxSu > 0 && maxSu <= DEFAULT_MAX_SU ? maxSu : DEFAULT_MAX_SU
 }
 
+/**
+ * Whether a skip reason is one of the spending refusals above (no --allow-spend, --max-executions or --max-su
+ * reached): the test was left out by the run's budget, not by the target or the document.
+ */
+export const isBudgetReason = (reason: string): boolean =>
+  /^(?:needs --allow-spend|--max-executions \d+ reached|--max-su \d+(?:\.\d+)? reached)$/.test(
+    reason,
+  )
+
 export type SpendPolicy = {
   allow: boolean
   /** Accepted executions at most (default 20). */

@@ -1,10 +1,10 @@
 /**
- * The CLI ends the executions it started on a real target: at the end of the run, and when it receives SIGINT
- * (then it exits non-zero). The mock over HTTP plays the deployment behind a loopback proxy on 127.0.0.1 that
+ * The CLI on a real target: it ends the executions it started, at the end of the run and when it receives SIGINT
+ * or SIGTERM (then it exits non-zero); its summary and report say what the spending budget left out. The mock over HTTP plays the deployment behind a loopback proxy on 127.0.0.1 that
  * hides its control API (/_mock answers 404), so the CLI sees a real target; the world is given by the flags.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -138,19 +138,40 @@ describe.skipIf(process.env.CONFORMANCE_CLI === '1')(
       if (dir) rmSync(dir, { recursive: true, force: true })
     })
 
-    const args = (url: string) => [
+    const args = (url: string, spend = true) => [
       '--base-url',
       url,
       '--api-key',
       KEY,
       '--workflow',
       WORKFLOW,
-      '--allow-spend',
+      ...(spend ? ['--allow-spend'] : []),
       '--only',
       'RUN-014',
       '--report-dir',
       dir,
     ]
+
+    it('without --allow-spend, says which requirements the budget left out (summary and report)', async () => {
+      const p = await proxy(mock.url, () => {})
+      servers.push(p.server)
+      const run = await cli(args(p.url, false)).done
+      expect(p.seen.filter(runCreated)).toEqual([])
+      expect(run.stdout).toMatch(
+        /^left out by the budget: [1-9]\d* requirements \([1-9]\d* tests: needs --allow-spend\)$/m,
+      )
+      const report = JSON.parse(readFileSync(join(dir, 'requirements.json'), 'utf8')) as {
+        budget: { requirements: number }
+        requirements: { id: string; state: string; budget: string[] }[]
+      }
+      expect(report.requirements.find((r) => r.id === 'RUN-014')).toMatchObject({
+        state: 'skipped',
+        budget: ['needs --allow-spend'],
+      })
+      expect(readFileSync(join(dir, 'requirements.md'), 'utf8')).toMatch(
+        /\| RUN-014 \| real \| skipped \| [^|]+ \| left out by the budget \(needs --allow-spend\)/,
+      )
+    }, 240_000)
 
     it('cancels the Runs it started at the end of the run (Idempotency-Key, {} body)', async () => {
       const p = await proxy(mock.url, () => {})
