@@ -1,5 +1,6 @@
 /** The conformance CLI's flags: parsed, checked, and turned into what the run needs (a test-name pattern). */
 import { parseArgs } from 'node:util'
+import { parseCallRates } from '../support/pace.js'
 
 export const USAGE = `usage: npm run conformance -- [options]
 
@@ -82,22 +83,6 @@ const positiveInteger = (flag: string, text: string): number => {
   if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < 1)
     throw new UsageError(`${flag} needs a positive integer, got "${text}"`)
   return n
-}
-
-/** --call-rates accept=N,read=M (either alone): positive integers per minute, each class once. */
-export function parseCallRates(text: string): Partial<Record<'accept' | 'read', number>> {
-  const rates: Partial<Record<'accept' | 'read', number>> = {}
-  for (const part of text.split(',').map((p) => p.trim())) {
-    const m = /^(accept|read)=(.*)$/.exec(part)
-    if (!m)
-      throw new UsageError(
-        `--call-rates takes accept=<n>,read=<m> (calls per minute), got "${text}"`,
-      )
-    const cls = m[1] as 'accept' | 'read'
-    if (rates[cls] !== undefined) throw new UsageError(`--call-rates: ${cls} given twice`)
-    rates[cls] = positiveInteger(`--call-rates ${cls}`, m[2]!)
-  }
-  return rates
 }
 
 /** Parses the CLI's arguments (after `--`); env supplies the secrets that should not be on a command line. */
@@ -202,7 +187,13 @@ export function parseCliArgs(
     options.maxSu = x
   }
 
-  if (values['call-rates'] !== undefined) options.callRates = parseCallRates(values['call-rates'])
+  if (values['call-rates'] !== undefined) {
+    try {
+      options.callRates = parseCallRates(values['call-rates'], '--call-rates')
+    } catch (error) {
+      throw new UsageError((error as Error).message)
+    }
+  }
 
   for (const item of (values.only ?? []).flatMap((s) => s.split(/[\s,]+/))) {
     if (!item) continue

@@ -1,7 +1,15 @@
 /** The run's ledger and pacer (conformance/support/pace.ts): call windows, 429 resends, spending. */
 import { describe, expect, it } from 'vitest'
 import type { ApiResponse } from '../support/client.js'
-import { callClass, RunLedger, RunPacer, spendKind, suCap } from '../support/pace.js'
+import {
+  callClass,
+  ledgerFromEnv,
+  parseCallRates,
+  RunLedger,
+  RunPacer,
+  spendKind,
+  suCap,
+} from '../support/pace.js'
 import { startCoordinator } from './coordinator.js'
 import { RemoteLedger } from '../support/pace.js'
 
@@ -90,6 +98,18 @@ describe('ledger', () => {
       reason: '--max-executions 2 reached',
     })
     expect(ledger.statsSync()).toMatchObject({ executions: 2, su: 150 })
+  })
+
+  it('keeps the call rates TARGET_CALL_RATES gives when the suite runs without the CLI', () => {
+    const ledger = ledgerFromEnv({ TARGET_CALL_RATES: 'read=2' }) as RunLedger
+    expect(ledger.slotSync('read', true)).toBe(0)
+    expect(ledger.slotSync('read', true)).toBe(0)
+    expect(ledger.slotSync('read', true)).toBeGreaterThan(0)
+    // Accept stays at the document's 10 per minute.
+    for (let i = 0; i < 10; i++) expect(ledger.slotSync('accept', true)).toBe(0)
+    expect(ledger.slotSync('accept', true)).toBeGreaterThan(0)
+    expect(() => parseCallRates('read=0', 'TARGET_CALL_RATES')).toThrow(/positive integer/)
+    expect(() => ledgerFromEnv({ TARGET_CALL_RATES: 'reads=5' })).toThrow(/TARGET_CALL_RATES/)
   })
 
   it('is served to test files over HTTP', async () => {

@@ -338,11 +338,35 @@ export function spendPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): SpendP
   }
 }
 
+/**
+ * `accept=N,read=M` (either alone; calls per minute, positive integers): the call rates of a deployment whose
+ * limits differ from the document's (the CLI's --call-rates, TARGET_CALL_RATES without the CLI).
+ */
+export function parseCallRates(text: string, name: string): Partial<Record<CallClass, number>> {
+  const rates: Partial<Record<CallClass, number>> = {}
+  for (const part of text.split(',').map((p) => p.trim())) {
+    const m = /^(accept|read)=(\d+)$/.exec(part)
+    const n = Number(m?.[2])
+    if (!m) throw new Error(`${name} takes accept=<n>,read=<m> (calls per minute), got "${text}"`)
+    const cls = m[1] as CallClass
+    if (rates[cls] !== undefined) throw new Error(`${name}: ${cls} given twice`)
+    if (!Number.isSafeInteger(n) || n < 1)
+      throw new Error(`${name}: ${cls} needs a positive integer, got "${m[2]}"`)
+    rates[cls] = n
+  }
+  return rates
+}
+
 /** The run's ledger: the CLI's when it runs the suite, else a new one for this test file. */
 export const ledgerFromEnv = (env: NodeJS.ProcessEnv = process.env): Ledger =>
   env.CONFORMANCE_COORDINATOR
     ? new RemoteLedger(env.CONFORMANCE_COORDINATOR)
-    : new RunLedger(spendPolicyFromEnv(env))
+    : new RunLedger(spendPolicyFromEnv(env), undefined, {
+        ...CALL_RATES,
+        ...(env.TARGET_CALL_RATES
+          ? parseCallRates(env.TARGET_CALL_RATES, 'TARGET_CALL_RATES')
+          : {}),
+      })
 
 const TITLE_IDS = /\[([A-Z]+-\d{3})\]/g
 
