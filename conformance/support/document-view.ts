@@ -34,6 +34,10 @@
  *                          response fields are additive; unknown_response_fields reports them (a warning on a
  *                          real target).
  *
+ * A response object (not a schema) marked `x-assumed` is a success status the document does not give (webhook
+ * registration, rotation and replay, works, preparation answers): in the document view another 2xx of that
+ * operation is judged as that answer (responseInView of support/operations.ts).
+ *
  * Event types need no rule: the document names some and says "Complete list of event types: not shown", and
  * spec/openapi.yaml already types Event.type and WebhookNotification.type as plain strings (a test holds that).
  * Only response bodies are validated with the document view; request bodies keep the full view.
@@ -54,8 +58,11 @@ const isObject = (v: unknown): v is Schema =>
 
 const CATALOG_CODES = new Set(Object.keys(ERROR_CATALOG))
 
-/** Keywords whose value is one subschema. */
-const ONE = ['items', 'not', 'contains', 'propertyNames', 'if', 'then', 'else', 'additionalItems']
+/**
+ * Keywords whose value is one subschema that relaxing loosens. Not `not` and `if`: freeing a negated schema or
+ * a condition would tighten or redirect the schema around it, so they are copied as they are.
+ */
+const ONE = ['items', 'contains', 'propertyNames', 'then', 'else', 'additionalItems']
 /** Keywords whose value is an array of subschemas. */
 const MANY = ['allOf', 'anyOf', 'oneOf', 'prefixItems']
 /** Keywords whose value maps names to subschemas. */
