@@ -119,6 +119,8 @@ export async function main(argv: string[]): Promise<number> {
   if (options.strict !== undefined) process.env.CONFORMANCE_STRICT = options.strict ? '1' : '0'
   let coordinator: Coordinator | undefined
   if (options.baseUrl) process.env.TARGET_URL = options.baseUrl
+  // The test files pace through the coordinator; the rates are also there for tests that reason about them.
+  if (options.callRates) process.env.TARGET_CALL_RATES = `accept=${rates.accept},read=${rates.read}`
   if (options.controlToken) process.env.MOCK_CONTROL_TOKEN = options.controlToken
   if (probed?.kind === 'real') {
     coordinator = await startCoordinator(ledger)
