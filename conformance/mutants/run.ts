@@ -1,6 +1,6 @@
 /**
  * `npm run conformance:mutants -- [--variant NAME ...] [--jobs N] [--seed S] [--report-dir DIR] [--keep]
- *   [--mock-only]`
+ *   [--mode mock|real|both]`
  *
  * The suite must bite: every variant of variants.ts (a deliberately broken copy of the mock) is served to the
  * conformance CLI (CONFORMANCE_MOCK_ROOT), with the variant's selection, and must fail with one of its
@@ -34,7 +34,7 @@ const USAGE = `usage: npm run conformance:mutants -- [options]
   --variant <name>     run only this variant (repeatable; default every variant)
   --jobs <n>           variants run at once (default 1; each run uses every core)
   --wide               run the whole areas of the expected ids (slower; shows what else catches each)
-  --mock-only          skip the real-deployment mode runs (the mock-mode verdicts only)
+  --mode <m>           mock, real or both (default both): the modes the variants run in
   --seed <n>           fast-check seed of every run (default a new one, printed)
   --report-dir <dir>   where mutants.md and mutants.json go (default ./mutants-report)
   --keep               keep the variants' copies and their conformance reports (printed)
@@ -58,7 +58,9 @@ export type VariantResult = ModeResult & {
   bug: string
   expect: string[]
   selection: string[]
-  /** Real-deployment mode (absent with --mock-only). */
+  /** The modes the variant ran in (default both). */
+  modes?: Mode[]
+  /** Real-deployment mode (absent with --mode mock). */
   real?: ModeResult
   /** Why a black box cannot see the bug on a real target (variants.ts), when it says so. */
   realMiss?: string
@@ -99,11 +101,13 @@ export function judge(
 }
 
 /**
- * Whether a variant's results keep the run green: caught in mock mode, and in real mode unless it was not run
- * (--mock-only) or the variant states why a real target cannot show the bug.
+ * Whether a variant's results keep the run green: caught in mock mode (unless not run, --mode real), and in
+ * real mode unless it was not run (--mode mock) or the variant states why a real target cannot show the bug.
  */
-export const passes = (r: Pick<VariantResult, 'verdict' | 'real' | 'realMiss'>): boolean =>
-  r.verdict === 'caught' &&
+export const passes = (
+  r: Pick<VariantResult, 'verdict' | 'real' | 'realMiss' | 'modes'>,
+): boolean =>
+  (r.verdict === 'caught' || (r.modes !== undefined && !r.modes.includes('mock'))) &&
   (r.real === undefined || r.real.verdict === 'caught' || r.realMiss !== undefined)
 
 const VERDICT_TEXT: Record<Verdict, string> = {
@@ -158,7 +162,7 @@ async function main(argv: string[]): Promise<number> {
       variant: { type: 'string', multiple: true },
       jobs: { type: 'string', default: '1' },
       wide: { type: 'boolean', default: false },
-      'mock-only': { type: 'boolean', default: false },
+      mode: { type: 'string', default: 'both' },
       seed: { type: 'string' },
       'report-dir': { type: 'string', default: 'mutants-report' },
       keep: { type: 'boolean', default: false },
@@ -184,7 +188,16 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`conformance:mutants: --jobs and --seed take integers\n${USAGE}\n`)
     return 2
   }
-  const modes: Mode[] = values['mock-only'] ? ['mock'] : ['mock', 'real']
+  const modes: Mode[] =
+    values.mode === 'both'
+      ? ['mock', 'real']
+      : values.mode === 'mock' || values.mode === 'real'
+        ? [values.mode]
+        : []
+  if (modes.length === 0) {
+    process.stderr.write(`conformance:mutants: --mode is mock, real or both\n${USAGE}\n`)
+    return 2
+  }
   const reportDir = resolve(values['report-dir'])
   mkdirSync(reportDir, { recursive: true })
   const work = mkdtempSync(join(tmpdir(), 'conformance-mutants-'))
@@ -255,7 +268,12 @@ async function main(argv: string[]): Promise<number> {
         bug: v.bug,
         expect: v.expect,
         selection,
-        ...byMode.get('mock')!,
+        ...(byMode.get('mock') ?? {
+          ...judge(v, [], new Set(), false),
+          seconds: 0,
+          note: 'mock mode not run (--mode real)',
+        }),
+        modes,
         ...(byMode.has('real') ? { real: byMode.get('real')! } : {}),
         ...(v.realMiss ? { realMiss: v.realMiss } : {}),
       }
@@ -272,7 +290,7 @@ async function main(argv: string[]): Promise<number> {
 
   const meta = {
     seed,
-    baseline: [...baselineFailed.get('mock')!],
+    baseline: [...(baselineFailed.get('mock') ?? [])],
     ...(baselineFailed.has('real') ? { realBaseline: [...baselineFailed.get('real')!] } : {}),
   }
   writeFileSync(

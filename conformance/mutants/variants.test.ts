@@ -64,6 +64,8 @@ describe('mutation self-test variants', () => {
     expect(passes({ ...caught, real: missed })).toBe(false)
     expect(passes({ ...caught, real: missed, realMiss: 'needs virtual time' })).toBe(true)
     expect(passes({ ...missed, real: caught, realMiss: 'x' })).toBe(false)
+    expect(passes({ ...missed, real: caught, modes: ['real'] })).toBe(true)
+    expect(passes({ ...missed, real: missed, modes: ['real'] })).toBe(false)
   })
 
   it('leaves out of a real-mode run the ids failed only by call-rate checks (call rates are off there)', () => {
