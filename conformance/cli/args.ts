@@ -28,7 +28,9 @@ pacing (real targets only)
                             (default accept=10,read=60); either may be given alone
 
 selection and reports
-  --only <ids>              requirement ids or areas, comma-separated (SVC-002,AUTH or --only SVC-002 --only AUTH)
+  --only <ids>              requirement ids or areas, comma-separated (SVC-002,AUTH or --only SVC-002 --only AUTH);
+                            an area also takes the rules of States, Codes, Sizes, Retention, ... that name its
+                            resource (RUN: STATE-011, the cancel of an ended Run)
   --seed <n>                fast-check seed (default: a new one, printed); the same seed replays the run
   --num-runs <n>            fast-check examples per property (default: each test's own, mostly 25); fewer
                             keeps a paced real-target run short, more searches deeper
@@ -42,8 +44,11 @@ selection and reports
   --verbose                 vitest's own report as well (every test, full failure output)
   --help                    this text
 
+on a real target the executions the run started and that have not ended are canceled at its end and on
+SIGINT/SIGTERM (Runs: cancel; Sessions with a running Turn: delete)
+
 exit status: 0 every selected check passed (and at least one ran), 1 a check failed or none ran,
-             2 bad flags or the target cannot be used (unreachable, key refused)`
+             2 bad flags or the target cannot be used (unreachable, key refused), 130/143 interrupted`
 
 export class UsageError extends Error {}
 
