@@ -122,7 +122,12 @@ async function mockFactory(): Promise<typeof createMock> {
 
 /** CONFORMANCE_REHEARSAL=real: an in-process mock behind the real-target interface (see the header). */
 async function rehearsalTarget(): Promise<Target> {
-  const mock = await (await mockFactory())({ clock: 'realtime', rateLimits: false })
+  // On wall time from now, as a real deployment is: its timestamps (expires_at, signatures) agree with Date.
+  const mock = await (await mockFactory())({
+    clock: 'realtime',
+    clockStart: 'now',
+    rateLimits: false,
+  })
   const { server, baseUrl } = await serve(mock)
   const world = worldFromFixtures(mock.fixtures(), mock.clock.now().getTime())
   const unpaced = { accept: Number.MAX_SAFE_INTEGER, read: Number.MAX_SAFE_INTEGER }
