@@ -279,9 +279,10 @@ async function main(argv: string[]): Promise<number> {
       }
       const real = result.real
       out(
-        `${passes(result) ? 'caught  ' : 'MISSED  '} ${v.name}: ${modeText(result)} (${result.seconds.toFixed(0)} s)` +
+        `${passes(result) ? 'caught  ' : 'MISSED  '} ${v.name}: ` +
+          (modes.includes('mock') ? `${modeText(result)} (${result.seconds.toFixed(0)} s)` : '') +
           (real
-            ? `; real mode: ${modeText(real)} (${real.seconds.toFixed(0)} s)${real.verdict !== 'caught' && v.realMiss ? ` [stated: ${v.realMiss}]` : ''}`
+            ? `${modes.includes('mock') ? '; ' : ''}real mode: ${modeText(real)} (${real.seconds.toFixed(0)} s)${real.verdict !== 'caught' && v.realMiss ? ` [stated: ${v.realMiss}]` : ''}`
             : ''),
       )
       return result
