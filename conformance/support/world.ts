@@ -26,7 +26,20 @@ export type World = {
     /** A key of a project that is not approved (private-beta gate). */
     unapproved?: string
   }
-  deployments: { active: string; active2?: string; retired?: string; otherProject?: string }
+  deployments: {
+    active: string
+    active2?: string
+    retired?: string
+    otherProject?: string
+    /**
+     * An ACTIVE Deployment of the Project whose executions end SUCCEEDED with a FILE output (Output items), for
+     * the artifact and download checks (support/file-outputs.ts): a real target's world file gives it as
+     * `"deployments": {"fileOutput": "<id>"}` (CLI flag `--file-deployment <id>`). A mock needs none: it queues
+     * the `file-output` scenario on a Deployment through its control API, so the mock's derived world leaves
+     * it unset (and a rehearsal of a real target, which has no control API, skips those checks).
+     */
+    fileOutput?: string
+  }
   workflows: {
     available?: string
     unavailable?: string
@@ -240,7 +253,7 @@ export function worldRoles(world: World): { present: string[]; missing: string[]
     'unapproved',
   ] as const)
     note(`keys.${k}`, world.keys[k])
-  for (const d of ['active2', 'retired', 'otherProject'] as const)
+  for (const d of ['active2', 'retired', 'otherProject', 'fileOutput'] as const)
     note(`deployments.${d}`, world.deployments[d])
   for (const w of [
     'available',

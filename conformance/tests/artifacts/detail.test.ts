@@ -1,17 +1,23 @@
 /**
  * GET /v1/artifacts/{artifact_id} (Endpoints > Files and artifacts; Resources > Files): ArtifactDetail with
- * artifacts:read, isolation, and retention (410 ARTIFACT_EXPIRED, never extended by reading). Mock-only:
- * artifacts are made through the control API.
+ * artifacts:read, isolation, and retention (410 ARTIFACT_EXPIRED, never extended by reading). The document's
+ * rules run on every target with a FILE output of the target's own making (support/file-outputs.ts: one
+ * execution per file on a real target); the retention rules need an artifact of a chosen retention and virtual
+ * time, made through the mock's control API.
  */
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { makeArtifact, mockControl, nowMs } from '../../support/artifacts.js'
+import { makeArtifact, mockControl, nowMs, oneDeploymentKey } from '../../support/artifacts.js'
+import { mockChoice } from '../../support/assertions.js'
 import { expectError } from '../../support/expect-error.js'
+import { FILE_OUTPUT_ROLE, fileOutputs } from '../../support/file-outputs.js'
 import { req } from '../../support/req.js'
-import { useTarget } from '../../support/use-target.js'
+import { role } from '../../support/skip.js'
 import { sha256Hex } from '../../support/uploads.js'
+import { useTarget } from '../../support/use-target.js'
 
 const target = useTarget()
+const fileOutput = fileOutputs(target)
 
 type ArtifactDetail = {
   id: string
@@ -24,16 +30,29 @@ type ArtifactDetail = {
   expires_at: string
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
 const read = (id: string, key = target.world.keys.full) =>
   target.api.get(`/v1/artifacts/${id}`, { key })
 
 describe('artifact detail', () => {
-  it(`${req('FILE-003', 'ART-008', 'RES-001', 'RES-005')} answers 200 ArtifactDetail with every field, metadata only`, async (ctx) => {
-    mockControl(target, ctx)
-    const content = 'quarterly report\n'
-    const a = await makeArtifact(target, { content })
-    const res = await read(a.artifact_id)
-    expect(res.status).toBe(200)
+  it(`${req('OUT-007', 'RES-001')} gives a FILE output item artifact_id (uuid), filename, mime_type, size_bytes (integer >= 0) and sha256`, async (ctx) => {
+    const { item } = await fileOutput(ctx)
+    expect(item.artifact_id).toMatch(UUID)
+    expect(typeof item.filename).toBe('string')
+    expect(typeof item.mime_type).toBe('string')
+    expect(Number.isInteger(item.size_bytes) && item.size_bytes >= 0, String(item.size_bytes)).toBe(
+      true,
+    )
+    expect(item.sha256).toMatch(/^[0-9a-f]{64}$/)
+  })
+
+  it(`${req('FILE-003', 'ART-008', 'RES-001', 'RES-002', 'RES-005')} answers 200 ArtifactDetail with every field, metadata only, describing the FILE output`, async (ctx) => {
+    const { item } = await fileOutput(ctx)
+    const res = await read(item.artifact_id)
+    expect(res.status, res.text.slice(0, 300)).toBe(200)
+    // Metadata only: a JSON body, never the file's bytes.
+    expect(res.headers['content-type']).toMatch(/^application\/json/)
     const body = res.body as ArtifactDetail
     // Every documented field; an undocumented one is the unknown_response_fields check's (strictness.ts).
     expect(Object.keys(body)).toEqual(
@@ -49,6 +68,25 @@ describe('artifact detail', () => {
       ]),
     )
     expect(body).toMatchObject({
+      id: item.artifact_id,
+      status: 'READY',
+      filename: item.filename,
+      mime_type: item.mime_type,
+      size_bytes: item.size_bytes,
+      sha256: item.sha256,
+    })
+    expect(body.file_id).toMatch(UUID)
+    expect(body.expires_at).toMatch(/^\d{4}-\d{2}-\d{2}T.*(Z|[+-]\d{2}:\d{2})$/)
+    expect(Number.isNaN(Date.parse(body.expires_at))).toBe(false)
+  })
+
+  it(`${req('FILE-003', 'ART-008')} describes a content the mock was given: its filename, type, length and digest`, async (ctx) => {
+    mockControl(target, ctx)
+    const content = 'quarterly report\n'
+    const a = await makeArtifact(target, { content })
+    const res = await read(a.artifact_id)
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({
       id: a.artifact_id,
       status: 'READY',
       filename: 'report.txt',
@@ -56,37 +94,44 @@ describe('artifact detail', () => {
       size_bytes: Buffer.byteLength(content),
       sha256: sha256Hex(content),
     })
-    expect(body.file_id).toMatch(/^[0-9a-f-]{36}$/)
   })
 
-  it(`${req('ART-008', 'AUTH-004')} needs artifacts:read: a key without it gets 403 INSUFFICIENT_SCOPE`, async (ctx) => {
-    mockControl(target, ctx)
-    const key = target.world.keys.worksOnly
-    if (!key) return ctx.skip("the target's world has no key without artifacts:read")
-    const a = await makeArtifact(target)
-    expectError(await read(a.artifact_id, key), 'INSUFFICIENT_SCOPE')
+  it(`${req('ART-008', 'AUTH-004')} needs artifacts:read: a key without it is refused (403 INSUFFICIENT_SCOPE on the mock)`, async (ctx) => {
+    const key = role(ctx, target.world.keys.worksOnly, 'key without artifacts:read (works-only)')
+    const { item } = await fileOutput(ctx)
+    const res = await read(item.artifact_id, key)
+    // The works-only key has neither the scope nor the Deployment: the document gives 403 for the one and
+    // 404 for the other and does not say which check comes first.
+    expect([403, 404], res.text.slice(0, 300)).toContain(res.status)
+    expectError(res, res.status === 403 ? 'INSUFFICIENT_SCOPE' : 'NOT_FOUND')
+    await mockChoice(target, 'the missing scope is checked before access (403, not 404)', () => {
+      expectError(res, 'INSUFFICIENT_SCOPE')
+    })
   })
 
   it(`${req('SVC-002', 'AUTH-009')} answers 404 NOT_FOUND for another Project's artifact, as for an absent one`, async (ctx) => {
-    mockControl(target, ctx)
-    const other = target.world.keys.otherProject
-    if (!other) return ctx.skip("the target's world has no key of another Project")
-    const a = await makeArtifact(target)
-    expectError(await read(a.artifact_id, other), 'NOT_FOUND')
+    const other = role(ctx, target.world.keys.otherProject, 'key of another Project')
+    const { item } = await fileOutput(ctx)
+    expectError(await read(item.artifact_id, other), 'NOT_FOUND')
+    expectError(await read(randomUUID(), other), 'NOT_FOUND')
     expectError(await read(randomUUID()), 'NOT_FOUND')
   })
 
-  it(`${req('AUTH-003')} answers 404 NOT_FOUND for an artifact of a Deployment the key may not call`, async (ctx) => {
-    mockControl(target, ctx)
-    const { oneDeployment } = target.world.keys
-    const { active2 } = target.world.deployments
-    if (!oneDeployment || !active2)
+  it(`${req('AUTH-003', 'AUTH-009')} answers 404 NOT_FOUND for an artifact of a Deployment the key may not call`, async (ctx) => {
+    const key = role(ctx, target.world.keys.oneDeployment, 'key limited to one Deployment')
+    // A mock makes the FILE output on a Deployment outside the key's; a real target has its fileOutput one.
+    const fileDeployment = target.control
+      ? undefined
+      : role(ctx, target.world.deployments.fileOutput, FILE_OUTPUT_ROLE)
+    const { allowed, others } = await oneDeploymentKey(target, key)
+    const deploymentId = fileDeployment ?? others[0]
+    if (deploymentId === undefined || deploymentId === allowed)
       return ctx.skip(
-        "the target's world has no key limited to one Deployment and a second Deployment",
+        'the world has no FILE-output Deployment outside the key limited to one Deployment',
       )
-    const a = await makeArtifact(target, { deploymentId: active2 })
-    expect((await read(a.artifact_id)).status).toBe(200)
-    expectError(await read(a.artifact_id, oneDeployment), 'NOT_FOUND')
+    const { item } = await fileOutput(ctx, { deploymentId })
+    expect((await read(item.artifact_id)).status).toBe(200)
+    expectError(await read(item.artifact_id, key), 'NOT_FOUND')
   })
 
   it(`${req('ERR-055', 'RET-013', 'RET-014')} answers 410 ARTIFACT_EXPIRED exactly from expires_at`, async (ctx) => {

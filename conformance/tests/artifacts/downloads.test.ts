@@ -1,19 +1,25 @@
 /**
  * Download addresses (Endpoints > Files and artifacts; Authentication 9; Time limits): POST .../download issues
  * a one-use address valid at most 60 seconds, re-checking permission and never for deleted or expired files;
- * GET on the address needs no key, answers the whole file (no Range) and then never again. Mock-only:
- * artifacts are made through the control API, and time is virtual.
+ * GET on the address needs no key, answers the file's bytes (no Range) and then never again. The document's
+ * rules run on every target with a FILE output of the target's own making (support/file-outputs.ts: one
+ * execution per file on a real target, every address a new one); expiry, retention, deletion and charges need
+ * virtual time or the mock's control API.
  */
 import { describe, expect, it } from 'vitest'
-import { makeArtifact, mockControl } from '../../support/artifacts.js'
+import { answeredAt, makeArtifact, mockControl, oneDeploymentKey } from '../../support/artifacts.js'
+import { mockChoice } from '../../support/assertions.js'
 import type { ApiResponse } from '../../support/client.js'
 import { expectError } from '../../support/expect-error.js'
+import { FILE_OUTPUT_ROLE, fileOutputs, type FileOutputItem } from '../../support/file-outputs.js'
 import { req } from '../../support/req.js'
+import { role } from '../../support/skip.js'
 import { useTarget } from '../../support/use-target.js'
 import { sample, sha256Hex } from '../../support/uploads.js'
 import { probesClientRule } from '../../support/probes.js'
 
 const target = useTarget()
+const fileOutput = fileOutputs(target)
 
 type DownloadReceipt = { url: string; expires_at: string }
 
@@ -31,6 +37,13 @@ const fetchUrl = (url: string, headers?: Record<string, string>) => target.api.g
 
 const bytesOf = (res: ApiResponse): Buffer =>
   Buffer.isBuffer(res.body) ? res.body : Buffer.from(res.text, 'utf8')
+
+/** The answer is the whole file the output item describes: its length and its SHA-256 digest. */
+function expectWholeFile(res: ApiResponse, item: FileOutputItem): void {
+  const bytes = bytesOf(res)
+  expect(bytes.byteLength, 'the bytes served against size_bytes').toBe(item.size_bytes)
+  expect(sha256Hex(bytes), 'the bytes served against sha256').toBe(item.sha256)
+}
 
 /** The world's Project as the control API shows it (balance and the mock's download charge). */
 async function project(): Promise<{ su_balance: number; download_su: number }> {
@@ -52,30 +65,49 @@ async function transferSu(query = ''): Promise<number> {
 }
 
 describe('artifact downloads', () => {
-  it(`${req('FILE-004', 'ART-001')} issues 200 DownloadReceipt: a relative one-use path and expires_at at most 60 seconds ahead`, async (ctx) => {
-    const mock = mockControl(target, ctx)
-    const a = await makeArtifact(target)
-    const res = await issue(a.artifact_id)
-    expect(res.status).toBe(200)
+  it(`${req('FILE-004', 'ART-001', 'ART-004', 'RES-002')} issues 200 DownloadReceipt: a relative one-use path and expires_at at most 60 seconds ahead`, async (ctx) => {
+    const { item } = await fileOutput(ctx)
+    const res = await issue(item.artifact_id)
+    expect(res.status, res.text.slice(0, 300)).toBe(200)
     const body = res.body as DownloadReceipt
     expect(body.url).toMatch(
-      new RegExp(`^/v1/artifacts/${a.artifact_id}/content\\?token=[^&\\s]+$`),
+      new RegExp(`^/v1/artifacts/${item.artifact_id}/content\\?token=[^&\\s]+$`),
     )
-    const now = Date.parse((await mock.clock()).now)
-    const lifetime = Date.parse(body.expires_at) - now
-    expect(lifetime).toBeGreaterThan(0)
-    expect(lifetime).toBeLessThanOrEqual(60_000)
+    expect(Number.isNaN(Date.parse(body.expires_at)), body.expires_at).toBe(false)
+    const at = await answeredAt(target, res)
+    if (!at) return ctx.skip('the answer has no Date header: no server time to bound expires_at by')
+    // A mock's virtual time is exact; a Date header is whole seconds written at or after the issue.
+    const lifetime = Date.parse(body.expires_at) - at.ms
+    expect(lifetime).toBeGreaterThan(-at.slackMs)
+    expect(lifetime).toBeLessThanOrEqual(60_000 + at.slackMs)
   })
 
-  it(`${req('ART-001', 'AUTH-004')} needs artifacts:read to issue an address: 403 INSUFFICIENT_SCOPE without it`, async (ctx) => {
-    mockControl(target, ctx)
-    const key = target.world.keys.worksOnly
-    if (!key) return ctx.skip("the target's world has no key without artifacts:read")
-    const a = await makeArtifact(target)
-    expectError(await issue(a.artifact_id, key), 'INSUFFICIENT_SCOPE')
+  it(`${req('ART-001', 'AUTH-004')} needs artifacts:read to issue an address: a key without it is refused (403 INSUFFICIENT_SCOPE on the mock)`, async (ctx) => {
+    const key = role(ctx, target.world.keys.worksOnly, 'key without artifacts:read (works-only)')
+    const { item } = await fileOutput(ctx)
+    const res = await issue(item.artifact_id, key)
+    // The works-only key has neither the scope nor the Deployment: the document gives 403 for the one and
+    // 404 for the other and does not say which check comes first.
+    expect([403, 404], res.text.slice(0, 300)).toContain(res.status)
+    expectError(res, res.status === 403 ? 'INSUFFICIENT_SCOPE' : 'NOT_FOUND')
+    await mockChoice(target, 'the missing scope is checked before access (403, not 404)', () => {
+      expectError(res, 'INSUFFICIENT_SCOPE')
+    })
   })
 
-  it(`${req('AUTH-013', 'RES-003', 'EP-001')} serves the bytes on the address without a bearer key, with their MIME type and length`, async (ctx) => {
+  it(`${req('AUTH-013', 'RES-003', 'OUT-007', 'FILE-002')} serves the FILE output's bytes on the address without a bearer key: size_bytes long, matching sha256`, async (ctx) => {
+    const { item } = await fileOutput(ctx)
+    const res = await fetchUrl((await issued(item.artifact_id)).url)
+    expect(res.status, res.text.slice(0, 300)).toBe(200)
+    expectWholeFile(res, item)
+    await mockChoice(target, "the download answer has the file's MIME type as Content-Type", () => {
+      expect(res.headers['content-type']).toMatch(
+        new RegExp(`^${item.mime_type.replace('/', '\\/')}`),
+      )
+    })
+  })
+
+  it(`${req('AUTH-013', 'RES-003', 'EP-001')} serves binary bytes unchanged, with their MIME type and length`, async (ctx) => {
     mockControl(target, ctx)
     const content = sample('pixel.png')
     const a = await makeArtifact(target, {
@@ -91,13 +123,27 @@ describe('artifact downloads', () => {
     expect(sha256Hex(bytesOf(res))).toBe(a.sha256)
   })
 
-  it(`${req('ART-005')} answers 404 NOT_FOUND on a second use of the same address`, async (ctx) => {
-    mockControl(target, ctx)
-    const a = await makeArtifact(target)
-    const { url } = await issued(a.artifact_id)
+  it(`${req('ART-005', 'FILE-004')} answers 404 NOT_FOUND on a second use of the same address; a new address works`, async (ctx) => {
+    const { item } = await fileOutput(ctx)
+    const { url } = await issued(item.artifact_id)
     expect((await fetchUrl(url)).status).toBe(200)
     expectError(await fetchUrl(url), 'NOT_FOUND')
-    expect((await fetchUrl((await issued(a.artifact_id)).url)).status).toBe(200)
+    const again = await issued(item.artifact_id)
+    expect(again.url).not.toBe(url)
+    const res = await fetchUrl(again.url)
+    expect(res.status).toBe(200)
+    expectWholeFile(res, item)
+  })
+
+  it(`${req('ART-005', 'FILE-004')} gives a new address per issue, each usable once`, async (ctx) => {
+    const { item } = await fileOutput(ctx)
+    const first = await issued(item.artifact_id)
+    const second = await issued(item.artifact_id)
+    expect(second.url).not.toBe(first.url)
+    expect((await fetchUrl(second.url)).status).toBe(200)
+    expect((await fetchUrl(first.url)).status).toBe(200)
+    expectError(await fetchUrl(second.url), 'NOT_FOUND')
+    expectError(await fetchUrl(first.url), 'NOT_FOUND')
   })
 
   it(`${req('ART-004')} answers 404 NOT_FOUND once 60 seconds have passed`, async (ctx) => {
@@ -109,6 +155,28 @@ describe('artifact downloads', () => {
     const late = await issued(a.artifact_id)
     await mock.advance(60.001)
     expectError(await fetchUrl(late.url), 'NOT_FOUND')
+  })
+
+  it(`${req('AUTH-013')} serves nothing on the content path without the issued token (404 NOT_FOUND on the mock)`, async (ctx) => {
+    const { item } = await fileOutput(ctx)
+    const { url } = await issued(item.artifact_id)
+    const token = new URL(url, 'http://x').searchParams.get('token')!
+    for (const wrong of [
+      `/v1/artifacts/${item.artifact_id}/content`,
+      `/v1/artifacts/${item.artifact_id}/content?token=${token}x`,
+    ]) {
+      const res = await fetchUrl(wrong)
+      // The document says an expired or used address is 404; of a missing or altered token only that the
+      // token replaces authentication: a refusal (4xx) is the rule, NOT_FOUND the mock's answer.
+      expect(res.status, wrong).toBeGreaterThanOrEqual(400)
+      expect(res.status, wrong).toBeLessThan(500)
+      await mockChoice(target, 'a missing or unknown download token is 404 NOT_FOUND', () => {
+        expectError(res, 'NOT_FOUND')
+      })
+    }
+    const res = await fetchUrl(url)
+    expect(res.status).toBe(200)
+    expectWholeFile(res, item)
   })
 
   it(`${req('ART-005', 'AUTH-013')} answers 404 NOT_FOUND for a missing, unknown or other artifact's token`, async (ctx) => {
@@ -129,7 +197,24 @@ describe('artifact downloads', () => {
     expect((await fetchUrl(url)).status).toBe(200)
   })
 
-  it(`${req('ART-007')} ignores Range: the whole file with 200, never 206`, async (ctx) => {
+  it(`${req('ART-007')} never answers a Range request with 206: the whole file with 200, or a refusal`, async (ctx) => {
+    const { item } = await fileOutput(ctx)
+    const res = await fetchUrl((await issued(item.artifact_id)).url, { Range: 'bytes=0-3' })
+    // "HTTP Range is not supported": a server may ignore the header (RFC 9110) and serve the whole file, or
+    // refuse the request; a partial answer (206, Content-Range) is what the document excludes.
+    expect(res.status).not.toBe(206)
+    expect(res.headers['content-range']).toBeUndefined()
+    if (res.status === 200) expectWholeFile(res, item)
+    else {
+      expect(res.status, res.text.slice(0, 300)).toBeGreaterThanOrEqual(400)
+      expect(res.status, res.text.slice(0, 300)).toBeLessThan(500)
+    }
+    await mockChoice(target, 'a Range header is ignored: the whole file with 200', () => {
+      expect(res.status).toBe(200)
+    })
+  })
+
+  it(`${req('ART-007')} ignores Range on a content the mock was given: the whole file with 200, never 206`, async (ctx) => {
     mockControl(target, ctx)
     const content = 'abcdefghijklmnopqrstuvwxyz'
     const a = await makeArtifact(target, { content })
@@ -140,17 +225,22 @@ describe('artifact downloads', () => {
   })
 
   it(`${req('ART-002', 'AUTH-003', 'AUTH-009')} re-checks permission at every issue: a key without access to the Deployment gets no address`, async (ctx) => {
-    mockControl(target, ctx)
-    const { oneDeployment, revoked } = target.world.keys
-    const { active2 } = target.world.deployments
-    if (!oneDeployment || !active2)
+    const key = role(ctx, target.world.keys.oneDeployment, 'key limited to one Deployment')
+    // A mock makes the FILE output on a Deployment outside the key's; a real target has its fileOutput one.
+    const fileDeployment = target.control
+      ? undefined
+      : role(ctx, target.world.deployments.fileOutput, FILE_OUTPUT_ROLE)
+    const { allowed, others } = await oneDeploymentKey(target, key)
+    const deploymentId = fileDeployment ?? others[0]
+    if (deploymentId === undefined || deploymentId === allowed)
       return ctx.skip(
-        "the target's world has no key limited to one Deployment and a second Deployment",
+        'the world has no FILE-output Deployment outside the key limited to one Deployment',
       )
-    const a = await makeArtifact(target, { deploymentId: active2 })
-    expect((await issue(a.artifact_id)).status).toBe(200)
-    expectError(await issue(a.artifact_id, oneDeployment), 'NOT_FOUND')
-    if (revoked) expectError(await issue(a.artifact_id, revoked), 'INVALID_API_KEY')
+    const { item } = await fileOutput(ctx, { deploymentId })
+    expect((await issue(item.artifact_id)).status).toBe(200)
+    expectError(await issue(item.artifact_id, key), 'NOT_FOUND')
+    const { revoked } = target.world.keys
+    if (revoked) expectError(await issue(item.artifact_id, revoked), 'INVALID_API_KEY')
   })
 
   it(`${req('ART-006', 'ERR-055')} issues no address for an artifact past retention (410 ARTIFACT_EXPIRED)`, async (ctx) => {
