@@ -90,6 +90,22 @@ describe('error envelope and headers', () => {
     )
   })
 
+  it(`${req('ERR-006', 'ERR-005')} gives two identical requests two different X-Request-Ids, each its envelope's request_id on an error`, async (ctx) => {
+    probesClientRule(ctx, 'RETRY-001')
+    for (const kind of ['success', 'absent'] as const) {
+      const [first, second] = [await send(kind), await send(kind)]
+      const ids = [first.headers['x-request-id'], second.headers['x-request-id']]
+      expect(ids[0], kind).toMatch(/\S/)
+      expect(ids[1], kind).toMatch(/\S/)
+      expect(ids[1], kind).not.toBe(ids[0])
+      if (kind === 'absent')
+        for (const res of [first, second]) {
+          expect(res.status).toBe(404)
+          expect(errorOf(res)!.request_id).toBe(res.headers['x-request-id'])
+        }
+    }
+  })
+
   it(`${req('ERR-005')} issues the request id itself, ignoring one sent by the client`, async () => {
     const sent = 'req_chosen_by_the_client'
     const res = await target.api.get('/v1/no-such-resource', {

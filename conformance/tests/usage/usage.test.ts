@@ -6,6 +6,7 @@
  */
 import { expect, it } from 'vitest'
 import { mockChoice } from '../../support/assertions.js'
+import { POLL_INTERVAL_MS, waitUntilEnded } from '../../support/poll.js'
 import { expectError } from '../../support/expect-error.js'
 import { retryRateLimited } from '../../support/pace.js'
 import { req } from '../../support/req.js'
@@ -124,6 +125,32 @@ it(`${req('AUTH-009')} a filter naming an absent resource or one of another Proj
   const receipt = await newSession()
   expectError(await usage({ session_id: receipt.session_id }, other), 'NOT_FOUND')
   expectError(await usage({ turn_id: receipt.turn_id }, other), 'NOT_FOUND')
+})
+
+it(`${req('SES-019', 'BUD-007', 'RES-004')} a Turn that ended has usage FINAL with total_su a number >= 0 (null while PENDING)`, async () => {
+  const receipt = await newSession()
+  const status = await waitUntilEnded(target, receipt.status_url, { mockAdvanceS: 30 })
+  expect(['SUCCEEDED', 'FAILED', 'CANCELED', 'EXPIRED']).toContain(status)
+  type TurnUsage = { status: string; total_su: unknown }
+  const turnUsage = async (): Promise<TurnUsage> => {
+    const res = await target.api.get(receipt.status_url, { key: target.world.keys.full })
+    expect(res.status, res.text.slice(0, 300)).toBe(200)
+    return (res.body as { usage: TurnUsage }).usage
+  }
+  // Settlement follows the end ("PENDING until settled"): a real target is read again at the polling
+  // interval, a bounded number of times; settled at the end itself is the mock's choice.
+  let usage = await turnUsage()
+  await mockChoice(target, 'a Turn is settled when it ends (usage FINAL at once)', () => {
+    expect(usage.status).toBe('FINAL')
+  })
+  for (let i = 0; i < 20 && usage.status === 'PENDING' && !target.control; i++) {
+    expect(usage.total_su).toBeNull()
+    await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS))
+    usage = await turnUsage()
+  }
+  expect(usage.status).toBe('FINAL')
+  expect(typeof usage.total_su, JSON.stringify(usage)).toBe('number')
+  expect(usage.total_su as number).toBeGreaterThanOrEqual(0)
 })
 
 it(`${req('BUD-007', 'BUD-006')} usage is PENDING with a reservation while the Turn runs, then FINAL; categories sum to the total`, async (ctx) => {
