@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest'
 import {
   DEFAULT_MAX_EXECUTIONS,
   DEFAULT_REPORT_DIR,
+  DEFAULT_WEBHOOK_PORT,
+  USAGE,
   isSelected,
   onlyPattern,
   parseCliArgs,
@@ -130,6 +132,44 @@ describe('conformance CLI arguments', () => {
     ])
       expect(() => parse([...base, '--call-rates', bad]), bad).toThrow(UsageError)
     expect(() => parse(['--call-rates', 'accept=5'])).toThrow(/needs --base-url/)
+  })
+
+  it('takes --webhook-url (https) and --webhook-port, default the documented port', () => {
+    const base = ['--base-url', 'https://api.example.com']
+    expect(parse([...base])).not.toHaveProperty('webhookUrl')
+    expect(parse([...base, '--webhook-url', 'https://ci.example.com/hooks/'])).toMatchObject({
+      webhookUrl: 'https://ci.example.com/hooks',
+      webhookPort: DEFAULT_WEBHOOK_PORT,
+    })
+    expect(DEFAULT_WEBHOOK_PORT).toBe(4099)
+    expect(USAGE).toContain(`(default ${DEFAULT_WEBHOOK_PORT}; 0: a free port, printed)`)
+    const url = ['--webhook-url', 'https://ci.example.com']
+    expect(parse([...base, ...url, '--webhook-port', '0']).webhookPort).toBe(0)
+    expect(parse([...base, ...url, '--webhook-port', '65535']).webhookPort).toBe(65535)
+    for (const bad of ['65536', '-1', '1.5', 'x', ''])
+      expect(() => parse([...base, ...url, `--webhook-port=${bad}`]), bad).toThrow(/port number/)
+  })
+
+  it('accepts an http:// --webhook-url only on a loopback address with --allow-insecure-webhook-url', () => {
+    const base = ['--base-url', 'http://127.0.0.1:4010']
+    const insecure = '--allow-insecure-webhook-url'
+    for (const url of ['http://127.0.0.1:4100/h', 'http://localhost:4100', 'http://[::1]:4100'])
+      expect(parse([...base, '--webhook-url', url, insecure]).webhookUrl).toBe(url)
+    expect(() => parse([...base, '--webhook-url', 'http://127.0.0.1:4100'])).toThrow(
+      /needs an https:\/\/ address.*--allow-insecure-webhook-url/,
+    )
+    expect(() => parse([...base, '--webhook-url', 'http://ci.example.com', insecure])).toThrow(
+      /only on 127\.0\.0\.1/,
+    )
+    for (const [args, message] of [
+      [['--webhook-url', 'ftp://ci.example.com'], /https/],
+      [['--webhook-url', 'not a url'], /not a URL/],
+      [['--webhook-url', 'https://ci.example.com/?a=1'], /no query/],
+      [['--webhook-port', '4099'], /needs --webhook-url/],
+      [[insecure], /needs --webhook-url/],
+    ] as const)
+      expect(() => parse([...base, ...args]), args.join(' ')).toThrow(message)
+    expect(() => parse(['--webhook-url', 'https://ci.example.com'])).toThrow(/needs --base-url/)
   })
 
   it('returns early for --help', () => {

@@ -2,6 +2,8 @@
 import { parseArgs } from 'node:util'
 import { parseCallRates } from '../support/pace.js'
 
+export const DEFAULT_WEBHOOK_PORT = 4099
+
 export const USAGE = `usage: npm run conformance -- [options]
 
 Runs the conformance suite against a target and writes a report per requirement.
@@ -21,6 +23,18 @@ spending (real targets only: without --allow-spend no execution is started and n
   --allow-spend             let tests start executions and upload files
   --max-executions <n>      at most n accepted executions (default 20)
   --max-su <x>              at most x SU reserved: each execution reserves its limits.max_su or 100 SU
+
+webhooks (real targets only: without --webhook-url the delivery tests run on a mock only)
+  --webhook-url <url>       a public HTTPS address the CI forwards (a tunnel, an ingress), with every path under it,
+                            to the suite's webhook receiver on 127.0.0.1; the suite registers an endpoint under it,
+                            starts an execution (needs --allow-spend and --owner-token) and checks the target's
+                            real deliveries: the Service-Signature format, the HMAC over the raw bytes, the
+                            300-second window, the body's size and fields, a retry after a 500 (up to 3 minutes);
+                            the endpoint is then deleted (an assumed path: if the target refuses, a warning)
+  --webhook-port <n>        the receiver's port on 127.0.0.1 (default ${DEFAULT_WEBHOOK_PORT}; 0: a free port, printed)
+  --allow-insecure-webhook-url
+                            accept an http:// --webhook-url on a loopback address (127.0.0.1, [::1], localhost): for
+                            tests of the suite itself, whose target is a mock; a real target delivers only to HTTPS
 
 pacing (real targets only)
   --call-rates accept=<n>,read=<m>
@@ -78,6 +92,17 @@ export type CliOptions = {
   help: boolean
 }
 
+/**
+ * What parseCliArgs gives: CliOptions and the webhook flags. They are kept apart from CliOptions, whose every key
+ * the package's run() (conformance/index.ts) maps to a flag: run() does not take them yet.
+ */
+export type ParsedCliOptions = CliOptions & {
+  /** The public address forwarded to the suite's webhook receiver (TARGET_WEBHOOK_URL). */
+  webhookUrl?: string
+  /** Where that receiver listens on 127.0.0.1 (TARGET_WEBHOOK_PORT; 0: a free port). Set with webhookUrl. */
+  webhookPort?: number
+}
+
 export type Catalog = { ids: ReadonlySet<string>; areas: ReadonlySet<string> }
 
 export const DEFAULT_MAX_EXECUTIONS = 20
@@ -90,12 +115,44 @@ const positiveInteger = (flag: string, text: string): number => {
   return n
 }
 
+/** Loopback host names an http:// --webhook-url may have with --allow-insecure-webhook-url. */
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost'])
+
+/**
+ * --webhook-url: an https:// address (Webhook notifications, rule 10: a real target delivers only to HTTPS); an
+ * http:// one only on a loopback address and with --allow-insecure-webhook-url (the suite's own tests: a mock
+ * started with --allow-insecure-webhooks plays the real target). Without a trailing slash.
+ */
+function webhookUrl(text: string, allowInsecure: boolean): string {
+  let parsed: URL
+  try {
+    parsed = new URL(text)
+  } catch {
+    throw new UsageError(`--webhook-url is not a URL: "${text}"`)
+  }
+  if (parsed.search || parsed.hash)
+    throw new UsageError(
+      `--webhook-url takes no query or fragment (the suite adds a path per endpoint), got "${text}"`,
+    )
+  if (parsed.protocol === 'http:') {
+    if (!allowInsecure || !LOOPBACK_HOSTS.has(parsed.hostname))
+      throw new UsageError(
+        `--webhook-url needs an https:// address (a real target delivers only to public HTTPS addresses), got "${text}"` +
+          (allowInsecure
+            ? '; http:// is accepted only on 127.0.0.1, [::1] or localhost'
+            : '; http:// on a loopback address needs --allow-insecure-webhook-url (tests of the suite)'),
+      )
+  } else if (parsed.protocol !== 'https:')
+    throw new UsageError(`--webhook-url needs an https:// address, got "${text}"`)
+  return text.replace(/\/+$/, '')
+}
+
 /** Parses the CLI's arguments (after `--`); env supplies the secrets that should not be on a command line. */
 export function parseCliArgs(
   argv: readonly string[],
   catalog: Catalog,
   env: NodeJS.ProcessEnv = {},
-): CliOptions {
+): ParsedCliOptions {
   let values
   try {
     ;({ values } = parseArgs({
@@ -112,6 +169,9 @@ export function parseCliArgs(
         'max-executions': { type: 'string' },
         'max-su': { type: 'string' },
         'call-rates': { type: 'string' },
+        'webhook-url': { type: 'string' },
+        'webhook-port': { type: 'string' },
+        'allow-insecure-webhook-url': { type: 'boolean', default: false },
         only: { type: 'string', multiple: true },
         seed: { type: 'string' },
         'num-runs': { type: 'string' },
@@ -129,7 +189,7 @@ export function parseCliArgs(
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error))
   }
-  const options: CliOptions = {
+  const options: ParsedCliOptions = {
     allowSpend: values['allow-spend'],
     maxExecutions: DEFAULT_MAX_EXECUTIONS,
     only: [],
@@ -161,6 +221,7 @@ export function parseCliArgs(
     '--world': values.world !== undefined,
     '--control-token': values['control-token'] !== undefined,
     '--call-rates': values['call-rates'] !== undefined,
+    '--webhook-url': values['webhook-url'] !== undefined,
   }
   for (const [flag, given] of Object.entries(targetOnly)) {
     if (given && !options.baseUrl)
@@ -198,6 +259,21 @@ export function parseCliArgs(
     } catch (error) {
       throw new UsageError((error as Error).message)
     }
+  }
+
+  if (values['webhook-url'] !== undefined) {
+    options.webhookUrl = webhookUrl(values['webhook-url'], values['allow-insecure-webhook-url'])
+    options.webhookPort = DEFAULT_WEBHOOK_PORT
+  } else if (values['webhook-port'] !== undefined || values['allow-insecure-webhook-url'])
+    throw new UsageError(
+      `${values['webhook-port'] !== undefined ? '--webhook-port' : '--allow-insecure-webhook-url'} needs --webhook-url`,
+    )
+  if (values['webhook-port'] !== undefined) {
+    const text = values['webhook-port']
+    const n = Number(text)
+    if (!/^\d+$/.test(text) || n > 65535)
+      throw new UsageError(`--webhook-port needs a port number 0 to 65535, got "${text}"`)
+    options.webhookPort = n
   }
 
   for (const item of (values.only ?? []).flatMap((s) => s.split(/[\s,]+/))) {

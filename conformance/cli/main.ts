@@ -8,13 +8,14 @@
  */
 import { randomInt } from 'node:crypto'
 import { existsSync, mkdirSync, realpathSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startVitest } from 'vitest/node'
 import { loadRequirements } from '../../spec/index.js'
 import { CALL_RATES, RunLedger, type LedgerStats } from '../support/pace.js'
 import { worldRoles } from '../support/world.js'
-import { onlyPattern, parseCliArgs, UsageError, USAGE, type CliOptions } from './args.js'
+import { onlyPattern, parseCliArgs, UsageError, USAGE, type ParsedCliOptions } from './args.js'
 import { readBaseline, writeBaseline, type BaselineComparison } from './baseline.js'
 import { cancelStarted, cleanupLine, type CleanupReport } from './cleanup.js'
 import { startCoordinator, type Coordinator } from './coordinator.js'
@@ -40,6 +41,8 @@ const TARGET_ENV = [
   'TARGET_MAX_EXECUTIONS',
   'TARGET_MAX_SU',
   'TARGET_CALL_RATES',
+  'TARGET_WEBHOOK_URL',
+  'TARGET_WEBHOOK_PORT',
   'CONFORMANCE_COORDINATOR',
   'FC_SEED',
   'FC_PATH',
@@ -56,7 +59,7 @@ const err = (line: string) => process.stderr.write(`${line}\n`)
 /** Runs the CLI with these arguments; resolves with the exit status (conformance/index.ts: run()). */
 export async function main(argv: string[]): Promise<number> {
   const catalog = loadRequirements()
-  let options: CliOptions
+  let options: ParsedCliOptions
   try {
     options = parseCliArgs(
       argv,
@@ -123,12 +126,30 @@ export async function main(argv: string[]): Promise<number> {
   if (options.callRates) process.env.TARGET_CALL_RATES = `accept=${rates.accept},read=${rates.read}`
   if (options.controlToken) process.env.MOCK_CONTROL_TOKEN = options.controlToken
   if (probed?.kind === 'real') {
+    // What the ledger (behind the coordinator) decides per request, told ahead to the tests that must know it
+    // before they act (the webhook test registers an endpoint only when it may then start an execution).
+    if (options.allowSpend) process.env.TARGET_ALLOW_SPEND = '1'
     coordinator = await startCoordinator(ledger)
     process.env.TARGET_WORLD_JSON = JSON.stringify(probed.world)
     process.env.CONFORMANCE_COORDINATOR = coordinator.url
   }
 
+  // The webhook test's receiver (conformance/tests/webhooks/real-deliveries.test.ts) listens on 127.0.0.1 at this
+  // port, to which the CI forwards --webhook-url; port 0: a free one, chosen here so that it can be printed.
+  let webhookPort = options.webhookPort
+  if (options.webhookUrl !== undefined) {
+    if (webhookPort === 0) webhookPort = await freePort()
+    process.env.TARGET_WEBHOOK_URL = options.webhookUrl
+    process.env.TARGET_WEBHOOK_PORT = String(webhookPort)
+  }
+
   out(`conformance: target ${kind}${options.baseUrl ? ` ${options.baseUrl}` : ''}`)
+  if (options.webhookUrl !== undefined)
+    out(
+      kind === 'real'
+        ? `conformance: webhook receiver on 127.0.0.1:${webhookPort}, reached through ${options.webhookUrl}`
+        : `conformance: webhook receiver on 127.0.0.1:${webhookPort}; the target is a mock: its deliveries go to the receiver's loopback address, not to ${options.webhookUrl}`,
+    )
   if (process.env.CONFORMANCE_MOCK_ROOT)
     out(`conformance: the mock under test is the copy in ${process.env.CONFORMANCE_MOCK_ROOT}`)
   out(`conformance: fast-check seed ${seed} (replay with --seed ${seed})`)
@@ -278,6 +299,19 @@ export async function main(argv: string[]): Promise<number> {
     junit,
   })
   return code
+}
+
+/** A port on 127.0.0.1 that is free now (the receiver binds it a moment later). */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', resolve)
+  })
+  const address = server.address()
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  if (address === null || typeof address === 'string') throw new Error('no free port on 127.0.0.1')
+  return address.port
 }
 
 /** Prints the summary and returns the exit status. */
