@@ -123,7 +123,9 @@ async function mockFactory(): Promise<typeof createMock> {
 /** CONFORMANCE_REHEARSAL=real: an in-process mock behind the real-target interface (see the header). */
 async function rehearsalTarget(): Promise<Target> {
   // On wall time from now, as a real deployment is: its timestamps (expires_at, signatures) agree with Date.
-  const mock = await (await mockFactory())({
+  const mock = await (
+    await mockFactory()
+  )({
     clock: 'realtime',
     clockStart: 'now',
     rateLimits: false,
