@@ -439,7 +439,7 @@ describe('webhook delivery', () => {
   it('[WHN-026] resolves and checks the address again on every attempt', async () => {
     const { mock, register, emit, deliveries } = await setup()
     await register()
-    mock.deps.config.allowInsecureWebhooks = false
+    mock.deps.settings.allowInsecureWebhooks = false
     emit({ type: 'turn.completed' })
     await mock.clock.advance(1)
     await mock.webhooks.idle()
