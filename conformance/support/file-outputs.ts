@@ -11,7 +11,8 @@
  * target the world's `deployments.fileOutput` (a Deployment whose executions produce a FILE output; world file
  * key, CLI flag --file-deployment) is run once per test file: the first call creates the Session (through the
  * run's pacer and spending budget), polls the Turn until it ends and keeps the answer; every later check of the
- * file reads the same artifact (one execution serves many checks). Without that role the test is skipped.
+ * file reads the same artifact (one execution serves many checks). A check that destroys its artifact (a
+ * deletion) asks for a `fresh` one: a new execution, kept by no one. Without that role the test is skipped.
  */
 import type { TestContext } from 'vitest'
 import { expect } from 'vitest'
@@ -42,6 +43,13 @@ export type FileOutput = {
   deploymentId: string
 }
 
+export type FileOutputOptions = {
+  /** A mock: the Deployment to run (default the world's fileOutput, else active); a real target has one. */
+  deploymentId?: string
+  /** A new execution whose output no other check shares (for a check that deletes it). */
+  fresh?: boolean
+}
+
 /** The role's name in skip reasons (the world file's key). */
 export const FILE_OUTPUT_ROLE =
   'Deployment whose executions produce a FILE output (deployments.fileOutput)'
@@ -54,9 +62,9 @@ const isSkip = (e: unknown): e is { note?: string; message: string } =>
 
 export function fileOutputs(
   target: Target,
-): (ctx: TestContext, opts?: { deploymentId?: string }) => Promise<FileOutput> {
+): (ctx: TestContext, opts?: FileOutputOptions) => Promise<FileOutput> {
   const kept = new Map<string, Promise<Outcome>>()
-  return async (ctx: TestContext, opts: { deploymentId?: string } = {}) => {
+  return async (ctx: TestContext, opts: FileOutputOptions = {}) => {
     if (target.control) {
       const deploymentId =
         opts.deploymentId ?? target.world.deployments.fileOutput ?? target.world.deployments.active
@@ -66,6 +74,7 @@ export function fileOutputs(
     const deploymentId = role(ctx, target.world.deployments.fileOutput, FILE_OUTPUT_ROLE)
     if (opts.deploymentId !== undefined && opts.deploymentId !== deploymentId)
       ctx.skip(`needs a FILE output of another Deployment than the world's ${FILE_OUTPUT_ROLE}`)
+    if (opts.fresh) return produce(target, deploymentId)
     let outcome = kept.get(deploymentId)
     if (!outcome) {
       outcome = produce(target, deploymentId).then(

@@ -13,6 +13,7 @@ import type { ApiResponse } from '../../support/client.js'
 import { expectError } from '../../support/expect-error.js'
 import { FILE_OUTPUT_ROLE, fileOutputs, type FileOutputItem } from '../../support/file-outputs.js'
 import { req } from '../../support/req.js'
+import { newIdempotencyKey } from '../../support/session-create.js'
 import { role } from '../../support/skip.js'
 import { useTarget } from '../../support/use-target.js'
 import { sample, sha256Hex } from '../../support/uploads.js'
@@ -259,6 +260,32 @@ describe('artifact downloads', () => {
     await mock.deleteArtifact(a.artifact_id)
     expectError(await issue(a.artifact_id), 'ARTIFACT_EXPIRED')
     expectError(await fetchUrl(url), 'NOT_FOUND')
+  })
+
+  it(`${req('ART-006', 'DEL-001', 'RET-004')} issues no address once the FILE output's Session is deleted, and an earlier address serves nothing`, async (ctx) => {
+    // Its own execution: the deletion takes the artifact away from any other check.
+    const { item, receipt } = await fileOutput(ctx, { fresh: true })
+    const { url } = await issued(item.artifact_id)
+    const deleted = await target.api.delete(
+      `/v1/sessions/${receipt.session_id}`,
+      {},
+      { key: target.world.keys.full, idem: newIdempotencyKey('delete') },
+    )
+    expect(deleted.status, deleted.text.slice(0, 300)).toBe(202)
+    // "Deleted files are not issued again"; which code says so is not shown (on the mock the deleted Session's
+    // content is blocked: 404 NOT_FOUND, as for an absent artifact).
+    const again = await issue(item.artifact_id)
+    expect(again.status, again.text.slice(0, 300)).toBeGreaterThanOrEqual(400)
+    expect(again.status, again.text.slice(0, 300)).toBeLessThan(500)
+    await mockChoice(target, 'an artifact of a deleted Session is 404 NOT_FOUND at issue', () => {
+      expectError(again, 'NOT_FOUND')
+    })
+    const served = await fetchUrl(url)
+    expect(served.status, 'an address of a deleted file').toBeGreaterThanOrEqual(400)
+    expect(served.status).toBeLessThan(500)
+    await mockChoice(target, 'an address of a deleted file is 404 NOT_FOUND', () => {
+      expectError(served, 'NOT_FOUND')
+    })
   })
 
   it(`${req('ART-003', 'BUD-009')} does not charge for issuing an address`, async (ctx) => {
