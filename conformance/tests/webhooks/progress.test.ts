@@ -10,27 +10,11 @@ import { startRun } from '../../support/runs.js'
 import { createSession, type SessionReceipt } from '../../support/session-create.js'
 import { loopbackReceiver, mockOnly, role } from '../../support/skip.js'
 import { useTarget } from '../../support/use-target.js'
+import { NOTIFICATION_FIELDS } from '../../support/webhook-checks.js'
 import { useTestReceiver } from './receiver.js'
 
 const target = useTarget({ allowInsecureWebhooks: true })
 const receiver = useTestReceiver()
-
-/** The fields of the document's notification table. */
-const NOTIFICATION_FIELDS = [
-  'event_id',
-  'type',
-  'aggregate_kind',
-  'sequence',
-  'occurred_at',
-  'session_id',
-  'turn_id',
-  'run_id',
-  'step_id',
-  'action_id',
-  'status_url',
-  'outputs_url',
-  'status',
-]
 
 describe('progress notices', () => {
   it(`${req('WHM-013', 'WHN-002', 'WHN-004')} an endpoint subscribed to tool.started gets one notice per tool call, with ids and status only`, async (ctx) => {
